@@ -1,0 +1,18 @@
+import { z } from "zod";
+
+/** The response envelope every operation answers with (contract 2.1). */
+export const envelopeSchema = z.looseObject({
+  code: z.number().int(),
+  msg: z.string().nullable(),
+  data: z.record(z.string(), z.unknown()).nullable(),
+  ts: z.string().regex(/^\d+$/, { message: "ts must be epoch milliseconds as a string" }),
+  time: z.string().regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/, {
+    message: "time must be yyyy-MM-dd HH:mm:ss",
+  }),
+  cost: z.string().regex(/^-?\d+$/, { message: "cost must be elapsed milliseconds as a string" }),
+  traceId: z.string().nullable(),
+});
+
+export type Envelope<D = Record<string, unknown>> = Omit<z.infer<typeof envelopeSchema>, "data"> & {
+  data: D | null;
+};
