@@ -46,7 +46,8 @@ export const imageRef = z
   })
   .refine((v) => /^https?:\/\/\S+$/i.test(v) || DATA_IMAGE_URI.test(v), {
     message: "must be an http(s) URL or a data:image/...;base64, URI",
-  });
+  })
+  .describe("A public http(s) image URL or a data:image/...;base64, URI, at most 1000 characters.");
 
 export const text1000 = z.string().max(MAX_TEXT, { message: "must be at most 1000 characters" });
 

@@ -79,10 +79,11 @@ export const DESIGN_REGIONS = [
   "IN", "TH", "SE", "CH", "IE", "IL", "DK", "NZ", "AT", "BX", "FI", "WO",
 ] as const;
 
-const regions = text1000.refine(
-  (v) => v.split(",").every((code) => (DESIGN_REGIONS as readonly string[]).includes(code.trim())),
-  { message: `regions must be comma-separated codes from ${DESIGN_REGIONS.join(", ")}` },
-);
+const regions = text1000
+  .refine((v) => v.split(",").every((code) => (DESIGN_REGIONS as readonly string[]).includes(code.trim())), {
+    message: `regions must be comma-separated codes from ${DESIGN_REGIONS.join(", ")}`,
+  })
+  .describe(`Comma-separated region codes from ${DESIGN_REGIONS.join(", ")}; at most 1000 characters.`);
 
 /** `vendorb-detection-patent-design`: imageUrl, queryMode and topNumber required. */
 export const designPatentDetectionRequest = z.looseObject({

@@ -22,7 +22,11 @@ const identifierList = z
         message: `holds ${values.length} identifiers; at most ${MAX_IDENTIFIERS} are allowed per call`,
       });
     }
-  });
+  })
+  // The count rule is a refinement JSON Schema cannot carry; the description keeps it visible in the documents.
+  .describe(
+    `1 to ${MAX_IDENTIFIERS} identifiers separated by commas (no empty value), at most ${MAX_IDENTIFIER_CHARS} characters.`,
+  );
 
 // Unknown members are allowed on these operations (contract 4.4).
 const identifierShape = {
@@ -34,7 +38,15 @@ const atLeastOne = (v: Record<string, unknown>) => v["patentId"] !== undefined |
 const atLeastOneIssue = { message: "give patentId or patentNumber (at least one)", path: ["patentId"] };
 
 const identifierRequest = <S extends z.ZodRawShape>(extra: S) =>
-  z.looseObject({ ...identifierShape, ...extra }).refine(atLeastOne, atLeastOneIssue);
+  z
+    .looseObject({ ...identifierShape, ...extra })
+    .refine(atLeastOne, atLeastOneIssue)
+    // The same rule for the generated JSON Schema (the documents): anyOf required, plus words for readers.
+    .meta({
+      description:
+        "Give patentId or patentNumber (at least one); when both are given, patentId wins. Unknown members are allowed.",
+      anyOf: [{ required: ["patentId"] }, { required: ["patentNumber"] }],
+    });
 
 const lang = z.enum(["en", "cn", "jp"], { message: "lang must be en, cn or jp" }).default("en");
 /** typed string ("0"/"1") in claims and description. */
@@ -48,7 +60,8 @@ const numericString = (name: string, max?: number) =>
   z
     .string()
     .regex(/^\d+$/, { message: `${name} must be a whole number written as a string` })
-    .refine((v) => max === undefined || Number(v) <= max, { message: `${name} must be at most ${max}` });
+    .refine((v) => max === undefined || Number(v) <= max, { message: `${name} must be at most ${max}` })
+    .describe(`A whole number written as a string${max === undefined ? "" : `, at most ${max}`}.`);
 
 const s = opt(z.string());
 const n = opt(z.number());

@@ -1,4 +1,7 @@
 import type { Command } from "commander";
+import { registerToolsCommand } from "./tools.js";
 
 /** Each command lives in its own file and registers itself on the program here. */
-export function registerCommands(_program: Command): void {}
+export function registerCommands(program: Command): void {
+  registerToolsCommand(program);
+}
