@@ -13,6 +13,14 @@ export const envelopeSchema = z.looseObject({
   traceId: z.string().nullable(),
 });
 
-export type Envelope<D = Record<string, unknown>> = Omit<z.infer<typeof envelopeSchema>, "data"> & {
+// Spelled out: Omit over the loose schema's index signature would erase every named member.
+export type Envelope<D = Record<string, unknown>> = {
+  code: number;
+  msg: string | null;
   data: D | null;
+  ts: string;
+  time: string;
+  cost: string;
+  traceId: string | null;
+  [member: string]: unknown;
 };

@@ -1,7 +1,9 @@
 import type { Command } from "commander";
+import { registerCallCommand } from "./call.js";
 import { registerToolsCommand } from "./tools.js";
 
 /** Each command lives in its own file and registers itself on the program here. */
 export function registerCommands(program: Command): void {
+  registerCallCommand(program);
   registerToolsCommand(program);
 }

@@ -1,4 +1,4 @@
-import { ExitCode, type Issue, SkillsyncError, formatIssues } from "../../core/errors.js";
+import { ExitCode, formatIssues, type Issue, SkillsyncError } from "../../core/errors.js";
 
 interface ApiErrorInit {
   slug: string;
@@ -31,7 +31,12 @@ export class AuthError extends SkillApiError {
   readonly retryable = false;
   readonly maybeCharged = false;
   constructor(init: ApiErrorInit) {
-    super("AUTH", `${init.slug}: the API key was refused (HTTP 401); check SKILL_API_KEY`, init, ExitCode.auth);
+    super(
+      "AUTH",
+      `${init.slug}: the API key was refused (HTTP 401); check SKILL_API_KEY`,
+      init,
+      ExitCode.auth,
+    );
   }
 }
 
@@ -40,7 +45,12 @@ export class AccessError extends SkillApiError {
   readonly retryable = false;
   readonly maybeCharged = false;
   constructor(init: ApiErrorInit) {
-    super("ACCESS", `${init.slug}: the account has no access to this operation or resource (HTTP 403)`, init, ExitCode.auth);
+    super(
+      "ACCESS",
+      `${init.slug}: the account has no access to this operation or resource (HTTP 403)`,
+      init,
+      ExitCode.auth,
+    );
   }
 }
 
@@ -50,7 +60,8 @@ export class RateLimitError extends SkillApiError {
   readonly maybeCharged = false;
   readonly retryAfterMs: number | undefined;
   constructor(init: ApiErrorInit & { retryAfterMs?: number | undefined }) {
-    const wait = init.retryAfterMs === undefined ? "" : `; retry after ${Math.ceil(init.retryAfterMs / 1000)} s`;
+    const wait =
+      init.retryAfterMs === undefined ? "" : `; retry after ${Math.ceil(init.retryAfterMs / 1000)} s`;
     super("RATE_LIMITED", `${init.slug}: rate limited (HTTP 429)${wait}`, init);
     this.retryAfterMs = init.retryAfterMs;
   }
@@ -78,7 +89,11 @@ export class RequestError extends SkillApiError {
   readonly retryable = false;
   readonly maybeCharged = false;
   constructor(init: ApiErrorInit & { detail?: string | undefined }) {
-    super("REQUEST_REFUSED", `${init.slug}: the service refused the request (HTTP ${init.status})${init.detail ? `: ${init.detail}` : ""}`, init);
+    super(
+      "REQUEST_REFUSED",
+      `${init.slug}: the service refused the request (HTTP ${init.status})${init.detail ? `: ${init.detail}` : ""}`,
+      init,
+    );
   }
 }
 
@@ -87,7 +102,11 @@ export class ServerError extends SkillApiError {
   readonly retryable = false;
   readonly maybeCharged = true;
   constructor(init: ApiErrorInit) {
-    super("SERVER", `${init.slug}: the service failed (HTTP ${init.status}); not retried automatically, the call may have been billed`, init);
+    super(
+      "SERVER",
+      `${init.slug}: the service failed (HTTP ${init.status}); not retried automatically, the call may have been billed`,
+      init,
+    );
   }
 }
 

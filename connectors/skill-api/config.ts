@@ -1,0 +1,124 @@
+import { type Issue, ValidationError } from "../../core/errors.js";
+import { registerSecret } from "../../core/redact.js";
+
+/** What a caller may set; anything left out comes from the environment or a default. */
+export interface SkillClientOptions {
+  /** e.g. `https://api.example.com`; default `SKILL_API_BASE_URL`. */
+  baseUrl?: string | undefined;
+  /** default `SKILL_API_KEY`. Never printed, logged or put into an error. */
+  apiKey?: string | undefined;
+  /** Time to open a connection (ms). */
+  connectTimeoutMs?: number | undefined;
+  /** Time from sending the request to the response headers (ms). Slow paid operations need minutes. */
+  headersTimeoutMs?: number | undefined;
+  /** Longest silence while the body streams in (ms). */
+  bodyTimeoutMs?: number | undefined;
+  /** How many times a 429 is retried before the RateLimitError reaches the caller. */
+  maxRateLimitRetries?: number | undefined;
+  /** How many times a connection that failed before anything was sent is retried. */
+  maxConnectRetries?: number | undefined;
+  /** First backoff step (ms); doubles per attempt, full jitter. */
+  retryBaseDelayMs?: number | undefined;
+  /** Cap on any single wait, including the one Retry-After asks for (ms). */
+  maxRetryDelayMs?: number | undefined;
+  /** Keep-alive connections in the pool. */
+  connections?: number | undefined;
+}
+
+export interface SkillApiConfig {
+  /** Normalised: no trailing slash. */
+  readonly baseUrl: string;
+  /** Non-enumerable, so printing or serialising the config never shows it. */
+  readonly apiKey: string;
+  readonly connectTimeoutMs: number;
+  readonly headersTimeoutMs: number;
+  readonly bodyTimeoutMs: number;
+  readonly maxRateLimitRetries: number;
+  readonly maxConnectRetries: number;
+  readonly retryBaseDelayMs: number;
+  readonly maxRetryDelayMs: number;
+  readonly connections: number;
+}
+
+export const CONFIG_DEFAULTS = {
+  connectTimeoutMs: 10_000,
+  headersTimeoutMs: 60_000,
+  bodyTimeoutMs: 60_000,
+  maxRateLimitRetries: 5,
+  maxConnectRetries: 3,
+  retryBaseDelayMs: 500,
+  maxRetryDelayMs: 60_000,
+  connections: 32,
+} as const;
+
+type NumericKey = keyof typeof CONFIG_DEFAULTS;
+const MINIMUM: Record<NumericKey, number> = {
+  connectTimeoutMs: 1,
+  headersTimeoutMs: 1,
+  bodyTimeoutMs: 1,
+  maxRateLimitRetries: 0,
+  maxConnectRetries: 0,
+  retryBaseDelayMs: 0,
+  maxRetryDelayMs: 0,
+  connections: 1,
+};
+
+/**
+ * Resolves options and the environment into a frozen config, or throws one ValidationError
+ * (exit 2) listing every problem with what to set.
+ *
+ * @example
+ * const config = resolveConfig({ baseUrl: "http://127.0.0.1:8787" }); // key from SKILL_API_KEY
+ */
+export function resolveConfig(
+  options: SkillClientOptions = {},
+  env: NodeJS.ProcessEnv = process.env,
+): SkillApiConfig {
+  const issues: Issue[] = [];
+  const rawUrl = (options.baseUrl ?? env["SKILL_API_BASE_URL"] ?? "").trim();
+  const apiKey = (options.apiKey ?? env["SKILL_API_KEY"] ?? "").trim();
+  registerSecret(apiKey);
+
+  let baseUrl = "";
+  if (rawUrl === "") {
+    issues.push({ path: ["baseUrl"], message: "no base URL: set SKILL_API_BASE_URL (or pass --base-url)" });
+  } else {
+    baseUrl = normaliseBaseUrl(rawUrl, issues);
+  }
+  if (apiKey === "") {
+    issues.push({ path: ["apiKey"], message: "no API key: set SKILL_API_KEY" });
+  } else if (/\s/.test(apiKey)) {
+    issues.push({ path: ["apiKey"], message: "the API key in SKILL_API_KEY contains whitespace" });
+  }
+
+  const numbers = {} as Record<NumericKey, number>;
+  for (const key of Object.keys(CONFIG_DEFAULTS) as NumericKey[]) {
+    const value = options[key] ?? CONFIG_DEFAULTS[key];
+    if (!Number.isInteger(value) || value < MINIMUM[key]) {
+      issues.push({ path: [key], message: `must be an integer >= ${MINIMUM[key]} (got ${String(value)})` });
+    }
+    numbers[key] = value;
+  }
+  if (issues.length > 0) throw new ValidationError("Skill API configuration", issues);
+
+  const config = { baseUrl, ...numbers };
+  Object.defineProperty(config, "apiKey", { value: apiKey, enumerable: false });
+  return Object.freeze(config) as SkillApiConfig;
+}
+
+function normaliseBaseUrl(raw: string, issues: Issue[]): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    issues.push({ path: ["baseUrl"], message: `"${raw}" is not a URL (expected e.g. https://host)` });
+    return "";
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    issues.push({ path: ["baseUrl"], message: `must be an http(s) URL, got ${url.protocol}` });
+  }
+  if (url.username || url.password || url.search || url.hash) {
+    issues.push({ path: ["baseUrl"], message: "must not carry credentials, a query or a fragment" });
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+}
