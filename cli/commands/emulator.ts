@@ -1,0 +1,157 @@
+import type { Command } from "commander";
+import { type Issue, ValidationError } from "../../core/errors.js";
+import { registerSecret } from "../../core/redact.js";
+import {
+  DEFAULT_EMULATOR_HOST,
+  DEFAULT_EMULATOR_PORT,
+  DEMO_KEY,
+  type EmulatorOptions,
+  startEmulator,
+} from "../../emulator/index.js";
+import { printLine } from "../output.js";
+
+export interface EmulatorFlags {
+  port?: string;
+  host?: string;
+  latency?: string;
+  jitter?: string;
+  rateLimit?: string;
+  rateBurst?: string;
+  errorRate?: string;
+  errorSchedule?: string;
+  timeoutRate?: string;
+  malformedRate?: string;
+  platformErrorRate?: string;
+  driftRate?: string;
+  reportPendingPolls?: string;
+  reportParts?: string;
+  reportRows?: string;
+  failedReports?: string;
+  deniedConnections?: string;
+  seed?: string;
+  key?: string[];
+  balance?: string;
+}
+
+/**
+ * Turns the command-line flags into emulator options; every bad flag is reported at once.
+ *
+ * @example emulatorOptionsFromFlags({ port: "0", errorRate: "0.1" }) // { port: 0, errorRate: 0.1, … }
+ */
+export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions {
+  const issues: Issue[] = [];
+  const num = (
+    flag: string,
+    value: string | undefined,
+    int: boolean,
+    min: number,
+    max = Number.POSITIVE_INFINITY,
+  ) => {
+    if (value === undefined) return undefined;
+    const n = Number(value);
+    if (value.trim() === "" || !Number.isFinite(n) || (int && !Number.isInteger(n)) || n < min || n > max) {
+      const range = max === Number.POSITIVE_INFINITY ? `>= ${min}` : `between ${min} and ${max}`;
+      issues.push({
+        path: [`--${flag}`],
+        message: `"${value}" is not ${int ? "an integer" : "a number"} ${range}`,
+      });
+      return undefined;
+    }
+    return n;
+  };
+  const list = (flag: string, value: string | undefined) =>
+    value === undefined ? undefined : value.split(",").map((v) => num(flag, v.trim(), true, 1) ?? 0);
+  const options: Record<string, unknown> = {
+    port: num("port", flags.port ?? String(DEFAULT_EMULATOR_PORT), true, 0, 65535),
+    host: flags.host ?? DEFAULT_EMULATOR_HOST,
+    latencyMs: num("latency", flags.latency, true, 0),
+    jitterMs: num("jitter", flags.jitter, true, 0),
+    errorRate: num("error-rate", flags.errorRate, false, 0, 1),
+    errorSchedule: list("error-schedule", flags.errorSchedule),
+    timeoutRate: num("timeout-rate", flags.timeoutRate, false, 0, 1),
+    malformedRate: num("malformed-rate", flags.malformedRate, false, 0, 1),
+    platformErrorRate: num("platform-error-rate", flags.platformErrorRate, false, 0, 1),
+    driftRate: num("drift-rate", flags.driftRate, false, 0, 1),
+    reportPendingPolls: num("report-pending-polls", flags.reportPendingPolls, true, 0),
+    reportParts: num("report-parts", flags.reportParts, true, 1, 100),
+    reportRowsPerPart: num("report-rows", flags.reportRows, true, 0),
+    failedReports: list("failed-reports", flags.failedReports),
+    deniedConnections: list("denied-connections", flags.deniedConnections),
+    seed: num("seed", flags.seed, true, 0),
+  };
+  const perSecond = num("rate-limit", flags.rateLimit, false, 0.001);
+  const burst = num("rate-burst", flags.rateBurst, true, 1);
+  if (perSecond !== undefined)
+    options["rateLimit"] = burst === undefined ? { perSecond } : { perSecond, burst };
+  const balance = num("balance", flags.balance, false, 0);
+  const keys = flags.key && flags.key.length > 0 ? flags.key : [DEMO_KEY];
+  for (const key of keys) {
+    if (key.length < 8) issues.push({ path: ["--key"], message: "an API key must be at least 8 characters" });
+  }
+  options["keys"] = keys.map((key) => (balance === undefined ? { key } : { key, balance }));
+  if (issues.length > 0) throw new ValidationError("emulator flags", issues);
+  for (const [k, v] of Object.entries(options)) if (v === undefined) delete options[k];
+  return options as EmulatorOptions;
+}
+
+/** Runs the emulator until SIGINT or SIGTERM, then stops it cleanly. */
+export async function runEmulatorCommand(flags: EmulatorFlags): Promise<void> {
+  const options = emulatorOptionsFromFlags(flags);
+  const custom = flags.key && flags.key.length > 0;
+  if (custom) for (const key of flags.key ?? []) registerSecret(key);
+  const emu = await startEmulator(options);
+  printLine(`Skill API emulator listening on ${emu.url}`);
+  printLine(`  base URL: ${emu.url}`);
+  // The demo key is public (it only opens this local emulator), so it is printed as is.
+  if (custom) printLine(`  keys:     ${flags.key?.length} given with --key (not printed)`);
+  else process.stdout.write(`  demo key: ${DEMO_KEY}\n`);
+  printLine(`  ledger:   GET ${emu.url}/__emulator/ledger   reset: POST ${emu.url}/__emulator/reset`);
+  printLine(`  faults:   ${JSON.stringify(emu.faults())}`);
+  printLine("Press Ctrl+C to stop.");
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    const onSignal = (s: NodeJS.Signals) => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      resolve(s);
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+  const { totalCalls, totalCredits } = emu.ledger();
+  await emu.stop();
+  printLine(`emulator stopped on ${signal} after ${totalCalls} calls, ${totalCredits} credits`);
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+export function registerEmulatorCommand(program: Command): void {
+  program
+    .command("emulator")
+    .description(
+      "run the local Skill API emulator (all documented operations, synthetic data, fault injection)",
+    )
+    .option("--port <n>", `port to listen on (0: any free port)`, String(DEFAULT_EMULATOR_PORT))
+    .option("--host <host>", "address to listen on", DEFAULT_EMULATOR_HOST)
+    .option("--latency <ms>", "added latency per call, in ms")
+    .option("--jitter <ms>", "random extra latency 0..ms per call")
+    .option("--rate-limit <perSec>", "token-bucket rate limit per key (429 with Retry-After)")
+    .option("--rate-burst <n>", "bucket size of the rate limit (default: perSec)")
+    .option("--error-rate <f>", "fraction of calls answered 500/502/503 (not charged)")
+    .option("--error-schedule <list>", "call numbers (ledger seq) answered 500, e.g. 3,7")
+    .option("--timeout-rate <f>", "fraction of calls charged and never answered")
+    .option("--malformed-rate <f>", "fraction of calls charged and answered with a broken body")
+    .option("--platform-error-rate <f>", "fraction of calls answered 200 with code != 0 (not charged)")
+    .option("--drift-rate <f>", "fraction of successes with extra members and nulls")
+    .option(
+      "--report-pending-polls <n>",
+      "status polls answering PENDING before a report completes (default 2)",
+    )
+    .option("--report-parts <n>", "parts per completed report (default 2)")
+    .option("--report-rows <n>", "CSV rows per report part (default 50)")
+    .option("--failed-reports <ids>", "connectionIds whose reports end FAILED, e.g. 7,8")
+    .option("--denied-connections <ids>", "connectionIds answered 403")
+    .option("--seed <n>", "seed of the random faults (default 1)")
+    .option("--key <key>", "an accepted API key (repeatable; replaces the demo key)", collect)
+    .option("--balance <credits>", "credit balance of each key (default unlimited)")
+    .action((flags: EmulatorFlags) => runEmulatorCommand(flags));
+}

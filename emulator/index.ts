@@ -1,0 +1,13 @@
+/** The local Skill API emulator: start it in-process, or run `skillsync emulator`. */
+export type { CallStatus, LedgerCall, LedgerSnapshot } from "./ledger.js";
+export { canonicalJson } from "./ledger.js";
+export {
+  DEFAULT_EMULATOR_HOST,
+  DEFAULT_EMULATOR_PORT,
+  DEMO_KEY,
+  type EmulatorKey,
+  type EmulatorOptions,
+  type FaultPatch,
+  type FaultSettings,
+} from "./options.js";
+export { type Emulator, startEmulator } from "./server.js";

@@ -1,0 +1,188 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { formatIssues, fromZodIssues } from "../core/errors.js";
+import { getOperation } from "../schema/catalog.js";
+import type { KeyRing } from "./auth.js";
+import { applyDrift, malformedBody } from "./distort.js";
+import type { FaultState } from "./faults.js";
+import { type CallStatus, canonicalJson, type Ledger, sha256Hex } from "./ledger.js";
+import type { ResolvedOptions } from "./options.js";
+import { planCall } from "./plan.js";
+import { priceOf } from "./pricing.js";
+import type { ReportStore } from "./reports.js";
+import { envelope, sendEnvelope, sendText, type TraceIds } from "./respond.js";
+
+/** The mutable state of one emulator instance, shared by its request handlers. */
+export interface EmulatorState {
+  options: ResolvedOptions;
+  keys: KeyRing;
+  ledger: Ledger;
+  faults: FaultState;
+  reports: ReportStore;
+  traces: TraceIds;
+  /** Answers held back: timeouts that never answer, latency timers. Cleared by stop(). */
+  hanging: Set<ServerResponse>;
+  timers: Set<NodeJS.Timeout>;
+}
+
+/** The request body as read by the server: bytes, or too large to read. */
+export type RawBody = Buffer | "too-large";
+
+/** What a call comes to: a refusal, a platform error, silence, a broken body or an answer. */
+type Outcome = { status: CallStatus; credits: number; reportId?: string } & (
+  | { kind: "refuse"; httpStatus: number; msg: string; headers?: Record<string, string> }
+  | { kind: "platform"; code: number; msg: string }
+  | { kind: "hang" }
+  | { kind: "malformed"; variant: number; data: Record<string, unknown> }
+  | { kind: "answer"; data: Record<string, unknown> }
+);
+
+interface Call {
+  seq: number;
+  slug: string;
+  bodyHash: string | null;
+}
+
+const refuse = (
+  httpStatus: number,
+  status: CallStatus,
+  msg: string,
+  headers?: Record<string, string>,
+): Outcome => ({
+  kind: "refuse",
+  httpStatus,
+  status,
+  msg,
+  credits: 0,
+  ...(headers ? { headers } : {}),
+});
+
+/**
+ * One call of `POST /api/skill-api/v1/skills/{slug}/run`: decided, recorded in the ledger, then
+ * answered (after the injected latency).
+ */
+export function handleSkillCall(
+  state: EmulatorState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  slug: string,
+  raw: RawBody,
+): void {
+  const started = Date.now();
+  const call: Call = { seq: state.ledger.nextSeq(), slug, bodyHash: null };
+  const traceId = state.traces.next();
+  const outcome = evaluate(state, req, call, raw, started);
+  const httpStatus = outcome.kind === "refuse" ? outcome.httpStatus : outcome.kind === "hang" ? null : 200;
+  state.ledger.record({
+    ...call,
+    credits: outcome.credits,
+    status: outcome.status,
+    httpStatus,
+    ...(outcome.reportId ? { reportId: outcome.reportId } : {}),
+  });
+  if (outcome.kind === "hang") {
+    state.hanging.add(res);
+    res.on("close", () => state.hanging.delete(res));
+    return;
+  }
+  const send = () => {
+    if (outcome.kind === "refuse") {
+      const body = envelope(outcome.httpStatus, outcome.msg, null, started, traceId);
+      sendText(res, outcome.httpStatus, JSON.stringify(body), outcome.headers);
+    } else if (outcome.kind === "platform") {
+      sendText(res, 200, JSON.stringify(envelope(outcome.code, outcome.msg, null, started, traceId)));
+    } else if (outcome.kind === "malformed") {
+      const text = JSON.stringify(envelope(0, "success", outcome.data, started, traceId));
+      const broken = malformedBody(text, outcome.data, outcome.variant);
+      sendText(res, 200, broken.body, {}, broken.contentType);
+    } else {
+      sendEnvelope(res, 200, envelope(0, "success", outcome.data, started, traceId)).catch(() =>
+        res.destroy(),
+      );
+    }
+  };
+  const wait = state.faults.delay();
+  if (wait <= 0) send();
+  else {
+    const timer = setTimeout(() => {
+      state.timers.delete(timer);
+      send();
+    }, wait);
+    state.timers.add(timer);
+  }
+}
+
+/**
+ * The checks in the order a real gateway makes them: method, key, operation, access, rate limit,
+ * body, validation, resource, balance; then the injected faults, the work and the charge. Only
+ * processed calls are charged.
+ */
+function evaluate(
+  state: EmulatorState,
+  req: IncomingMessage,
+  call: Call,
+  raw: RawBody,
+  started: number,
+): Outcome {
+  const { slug } = call;
+  if (req.method !== "POST") return refuse(400, "invalid", `${slug}: use POST with a JSON object body`);
+  const auth = state.keys.authenticate(req.headers.authorization);
+  if (!auth.ok) return refuse(401, "unauthorized", auth.msg);
+  const op = getOperation(slug);
+  if (!op) return refuse(404, "unknown-operation", `no documented operation with slug "${slug}"`);
+  const { account } = auth;
+  if (account.deny.has(op.family))
+    return refuse(403, "forbidden", `this API key has no access to ${op.family} operations`);
+  const retryAfter = state.faults.takeToken(account.index, started);
+  if (retryAfter !== null) {
+    return refuse(429, "rate-limited", `rate limited; retry after ${retryAfter} s`, {
+      "retry-after": String(retryAfter),
+    });
+  }
+  if (raw === "too-large")
+    return refuse(413, "too-large", `request body is larger than ${state.options.maxBodyBytes} bytes`);
+
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.toString("utf8"));
+  } catch {
+    return refuse(400, "invalid", `${slug}: the body is not valid JSON`);
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    return refuse(400, "invalid", `${slug}: the body must be a JSON object`);
+  }
+  const result = op.request.safeParse(parsed);
+  if (!result.success) {
+    call.bodyHash = sha256Hex(canonicalJson(parsed));
+    return refuse(400, "invalid", formatIssues(`request for ${slug}`, fromZodIssues(result.error.issues)));
+  }
+  const body = result.data;
+  call.bodyHash = sha256Hex(canonicalJson(body));
+
+  const plan = planCall(op, body, state.reports);
+  if ("error" in plan)
+    return refuse(plan.error.status, plan.error.status === 403 ? "forbidden" : "not-found", plan.error.msg);
+  const price = priceOf(op, body, state.options.prices);
+  if (price > account.balance) {
+    return refuse(
+      402,
+      "payment-required",
+      `this call costs ${price} credits; the key has ${account.balance} left`,
+    );
+  }
+
+  const faults = state.faults.decide(call.seq);
+  if (faults.serverError !== null)
+    return refuse(faults.serverError, "server-error", "the service failed (injected fault)");
+  if (faults.platformError)
+    return { kind: "platform", status: "platform-error", credits: 0, ...faults.platformError };
+
+  const { data, reportId } = plan.run();
+  account.balance -= price;
+  const charged = { credits: price, ...(reportId ? { reportId } : {}) };
+  if (faults.timeout) return { kind: "hang", status: "timeout", ...charged };
+  if (faults.malformed !== null)
+    return { kind: "malformed", status: "malformed", variant: faults.malformed, data, ...charged };
+  if (faults.drift !== null)
+    return { kind: "answer", status: "drift", data: applyDrift(data, op, faults.drift), ...charged };
+  return { kind: "answer", status: "ok", data, ...charged };
+}
