@@ -1,0 +1,40 @@
+import { type MigrationResultSet, Migrator } from "kysely";
+import { SkillsyncError } from "../../core/errors.js";
+import { allMigrations } from "../../migrations/index.js";
+import type { Warehouse } from "./open.js";
+
+export interface MigrateOutcome {
+  applied: string[];
+  results: NonNullable<MigrationResultSet["results"]>;
+}
+
+const RETRYABLE = new Set(["SQLITE_BUSY", "SQLITE_BUSY_SNAPSHOT", "23505", "42P07", "40P01"]);
+
+/**
+ * Brings the warehouse to the latest migration. Safe to run twice and from two processes at once:
+ * Kysely's migrator takes a lock, and a race while creating its own bookkeeping tables is retried.
+ */
+export async function migrateToLatest(w: Warehouse): Promise<MigrateOutcome> {
+  const migrator = new Migrator({
+    db: w.db,
+    provider: { getMigrations: async () => allMigrations(w.adapter) },
+  });
+  for (let attempt = 0; ; attempt++) {
+    const { error, results = [] } = await migrator.migrateToLatest();
+    if (!error) {
+      return { applied: results.filter((r) => r.status === "Success").map((r) => r.migrationName), results };
+    }
+    const code = error && typeof error === "object" && "code" in error ? String(error.code) : "";
+    if (attempt < 5 && RETRYABLE.has(code)) {
+      await new Promise((r) => setTimeout(r, 50 * (attempt + 1)));
+      continue;
+    }
+    const failed = results.find((r) => r.status === "Error")?.migrationName ?? "(setup)";
+    throw new SkillsyncError(
+      "MIGRATION",
+      `migration ${failed} failed on ${w.description}: ${error instanceof Error ? error.message : String(error)}`,
+      undefined,
+      { cause: error },
+    );
+  }
+}

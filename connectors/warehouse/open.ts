@@ -1,0 +1,86 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import SQLite from "better-sqlite3";
+import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
+import pg from "pg";
+import { type WarehouseAdapter, postgresAdapter, sqliteAdapter } from "./adapter.js";
+import { type WarehouseTarget, describeWarehouse, parseWarehouseUrl } from "./url.js";
+
+// Tables are created at run time from pipeline files, so the database type is open.
+// biome-ignore lint/suspicious/noExplicitAny: rows of user-declared tables
+export type AnyDB = any;
+
+export interface Warehouse {
+  readonly db: Kysely<AnyDB>;
+  readonly adapter: WarehouseAdapter;
+  readonly target: WarehouseTarget;
+  /** Printable description, password masked. */
+  readonly description: string;
+  close(): Promise<void>;
+}
+
+const PG_INT8 = 20;
+const PG_NUMERIC = 1700;
+const PG_DATE = 1082;
+const PG_TIMESTAMPTZ = 1184;
+const PG_TIMESTAMP = 1114;
+
+// Numbers as numbers, dates as ISO text: the same values come back from SQLite and Postgres.
+const pgTypes = {
+  getTypeParser(oid: number, format?: "text" | "binary") {
+    if (oid === PG_INT8 || oid === PG_NUMERIC) return (v: string) => Number(v);
+    if (oid === PG_DATE) return (v: string) => v;
+    if (oid === PG_TIMESTAMPTZ || oid === PG_TIMESTAMP) return (v: string) => new Date(v).toISOString();
+    return pg.types.getTypeParser(oid, format ?? "text");
+  },
+};
+
+/**
+ * Opens the warehouse named by a URL (or DATABASE_URL, or ./skillsync.db).
+ *
+ * @example
+ * const w = await openWarehouse("postgres://postgres@127.0.0.1/test?schema=demo");
+ * await w.db.selectFrom("skillsync_runs").selectAll().execute();
+ * await w.close();
+ */
+export async function openWarehouse(url?: string): Promise<Warehouse> {
+  const target = parseWarehouseUrl(url);
+  if (target.kind === "sqlite") {
+    if (target.path !== ":memory:") mkdirSync(dirname(target.path), { recursive: true });
+    const database = new SQLite(target.path);
+    database.pragma("journal_mode = WAL");
+    database.pragma("synchronous = NORMAL");
+    database.pragma("foreign_keys = ON");
+    // Concurrent runs and schedulers share the file: wait for the writer instead of failing.
+    database.pragma("busy_timeout = 15000");
+    const db = new Kysely<AnyDB>({ dialect: new SqliteDialect({ database }) });
+    return { db, adapter: sqliteAdapter, target, description: describeWarehouse(target), close: () => db.destroy() };
+  }
+  if (target.schema) {
+    const admin = new pg.Client({ connectionString: target.connectionString });
+    await admin.connect();
+    try {
+      await admin.query(`create schema if not exists "${target.schema}"`);
+    } catch (err) {
+      // Two processes creating the same schema at once: the loser sees a unique violation.
+      if (!(err instanceof Error && "code" in err && err.code === "23505")) throw err;
+    } finally {
+      await admin.end();
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: target.connectionString,
+    max: 10,
+    types: pgTypes,
+    ...(target.schema ? { options: `-c search_path="${target.schema}"` } : {}),
+  });
+  const db = new Kysely<AnyDB>({ dialect: new PostgresDialect({ pool }) });
+  await sql`select 1`.execute(db);
+  return {
+    db,
+    adapter: postgresAdapter(target.schema),
+    target,
+    description: describeWarehouse(target),
+    close: () => db.destroy(),
+  };
+}

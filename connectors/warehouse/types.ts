@@ -1,0 +1,17 @@
+export const COLUMN_TYPES = ["text", "integer", "number", "boolean", "date", "timestamp", "json"] as const;
+export type ColumnType = (typeof COLUMN_TYPES)[number];
+
+export interface ColumnDef {
+  name: string;
+  type: ColumnType;
+}
+
+/** A table as the pipeline engine needs it: typed columns, a key (unique), indexes. */
+export interface TableDef {
+  name: string;
+  columns: ColumnDef[];
+  key: string[];
+  /** Whether the key is unique (merge and replace upsert on it; append keeps every row). */
+  unique?: boolean;
+  indexes?: string[][];
+}

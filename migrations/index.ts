@@ -1,0 +1,13 @@
+import type { Migration } from "kysely";
+import type { WarehouseAdapter } from "../connectors/warehouse/adapter.js";
+import { toolkitTables } from "./001_toolkit.js";
+
+/**
+ * The numbered migrations, in order. Names never change once released; new ones are appended.
+ * Each is idempotent (`if not exists`) so a half-applied one can be applied again.
+ */
+export function allMigrations(adapter: WarehouseAdapter): Record<string, Migration> {
+  return {
+    "001_toolkit": toolkitTables(adapter),
+  };
+}

@@ -1,0 +1,73 @@
+import type { Kysely } from "kysely";
+import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
+import { CreditCeilingError } from "../../core/errors.js";
+
+/** A ceiling on credits: a scope row in skillsync_budgets and its limit (null: no limit, only counted). */
+export interface Ceiling {
+  scope: string;
+  limit: number | null;
+  /** How users name it in messages: "--max-credits", "pipeline maxCredits", "daily budget". */
+  label: string;
+}
+
+// Floating-point sums of prices like 0.1 must not refuse a call that fits exactly.
+const EPSILON = 1e-9;
+
+export const dayScope = (d = new Date()) => `daily:${d.toISOString().slice(0, 10)}`;
+export const monthScope = (d = new Date()) => `monthly:${d.toISOString().slice(0, 7)}`;
+
+/** The persistent daily and monthly ceilings of the warehouse, as ceilings for a call made now. */
+export async function warehouseCeilings(w: Warehouse): Promise<Ceiling[]> {
+  const rows = await w.db.selectFrom("skillsync_budget_settings").select(["period", "limit_credits"]).execute();
+  const limitOf = (p: string) => {
+    const v = rows.find((r) => r.period === p)?.limit_credits;
+    return v === null || v === undefined ? null : Number(v);
+  };
+  return [
+    { scope: dayScope(), limit: limitOf("daily"), label: "daily budget" },
+    { scope: monthScope(), limit: limitOf("monthly"), label: "monthly budget" },
+  ];
+}
+
+/**
+ * Reserves `credits` against every ceiling at once, inside the caller's transaction: each scope is
+ * one conditional UPDATE, so concurrent calls and concurrent runs cannot overshoot (Postgres re-checks
+ * the condition after the row lock; SQLite has one writer). Scopes are taken in a fixed order so two
+ * transactions never wait on each other in a cycle. Throws CreditCeilingError when one would pass.
+ */
+export async function reserveCredits(trx: Kysely<AnyDB>, ceilings: Ceiling[], credits: number): Promise<void> {
+  const now = new Date().toISOString();
+  const sorted = [...ceilings].sort((a, b) => a.scope.localeCompare(b.scope));
+  for (const c of sorted) {
+    await trx
+      .insertInto("skillsync_budgets")
+      .values({ scope: c.scope, limit_credits: c.limit, reserved: 0, updated_at: now })
+      .onConflict((oc) => oc.column("scope").doNothing())
+      .execute();
+    const r = await trx
+      .updateTable("skillsync_budgets")
+      .set((eb) => ({ reserved: eb("reserved", "+", credits), updated_at: now }))
+      .where("scope", "=", c.scope)
+      .where((eb) => eb.or([eb("limit_credits", "is", null), eb(eb("reserved", "+", credits), "<=", eb("limit_credits", "+", EPSILON))]))
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 0) {
+      throw new CreditCeilingError(
+        c.label,
+        `stopped at the ${c.label}${c.limit === null ? "" : ` of ${c.limit} credits`}: the next call (${credits} credits) would pass it`,
+      );
+    }
+  }
+}
+
+/** Gives reserved credits back (a call the service refused without charging). */
+export async function releaseCredits(db: Kysely<AnyDB>, ceilings: Ceiling[], credits: number): Promise<void> {
+  if (credits <= 0) return;
+  const sorted = [...ceilings].sort((a, b) => a.scope.localeCompare(b.scope));
+  for (const c of sorted) {
+    await db
+      .updateTable("skillsync_budgets")
+      .set((eb) => ({ reserved: eb("reserved", "-", credits) }))
+      .where("scope", "=", c.scope)
+      .execute();
+  }
+}

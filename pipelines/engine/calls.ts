@@ -1,0 +1,125 @@
+import { ValidationError } from "../../core/errors.js";
+import type { LoadedPipeline } from "./load.js";
+import { getPath } from "./mapping.js";
+import type { ParamValues } from "./params.js";
+import { estimateCredits, type PriceTable } from "./prices.js";
+import { requestHash } from "./hash.js";
+import { renderNumber, renderRequest } from "./template.js";
+
+/** Validates a request before anything is sent (the client's `prepare`). */
+export type Prepare = (slug: string, body: unknown) => { slug: string; body: Record<string, unknown> };
+
+export interface PlannedCall {
+  skill: string;
+  body: Record<string, unknown>;
+  hash: string;
+  credits: number;
+  /** The input value this call is for (undefined for batches and static calls). */
+  input: string | undefined;
+  /** Identifiers in the batch (1 for other calls), for per-identifier prices. */
+  items: number;
+  /** 0 for the first page. */
+  pageIndex: number;
+  /** Records received so far for this input (pagination stops at `total`). */
+  fetched: number;
+}
+
+/**
+ * Packs identifiers into batches of at most `size` values and `maxChars` characters joined by commas.
+ *
+ * @example packBatches(["US1", "US2", "US3"], 2, 60000) // [["US1", "US2"], ["US3"]]
+ */
+export function packBatches(values: string[], size: number, maxChars: number): string[][] {
+  const out: string[][] = [];
+  let cur: string[] = [];
+  let len = 0;
+  for (const v of values) {
+    const add = cur.length ? v.length + 1 : v.length;
+    if (cur.length && (cur.length >= size || len + add > maxChars)) {
+      out.push(cur);
+      cur = [];
+      len = 0;
+    }
+    len += cur.length ? v.length + 1 : v.length;
+    cur.push(v);
+  }
+  if (cur.length) out.push(cur);
+  return out;
+}
+
+export interface CallFactory {
+  initial(values: string[] | undefined): PlannedCall[];
+  /** The next page after `call` answered `data`, or undefined when the pages end. */
+  next(call: PlannedCall, data: unknown): PlannedCall | undefined;
+  maxPages: number;
+}
+
+/** Forms a pipeline's calls: static members, one call per input value or per batch, and pages. */
+export function callFactory(p: LoadedPipeline, params: ParamValues, prices: PriceTable, prepare: Prepare): CallFactory {
+  const pg = p.paginate;
+  const maxPages = pg ? Math.max(1, renderNumber(pg.maxPages, params, 1)) : 1;
+  const start = pg ? (pg.start ?? (pg.style === "offset" ? 0 : 1)) : 0;
+
+  const make = (body: Record<string, unknown>, input: string | undefined, items: number, pageIndex: number, fetched: number): PlannedCall => {
+    const prepared = prepare(p.skill, body);
+    return {
+      skill: p.skill,
+      body: prepared.body,
+      hash: requestHash(p.skill, prepared.body),
+      credits: estimateCredits(prices, p.skill, items),
+      input,
+      items,
+      pageIndex,
+      fetched,
+    };
+  };
+
+  const withPage = (body: Record<string, unknown>) => (pg ? { ...body, [pg.member]: pg.style === "offset" ? String(start) : start } : body);
+
+  return {
+    maxPages,
+    initial(values) {
+      if (values === undefined) return [make(withPage(renderRequest(p.request, params)), undefined, 1, 0, 0)];
+      const name = p.input!.name;
+      if (p.batch) {
+        const batch = p.batch;
+        return packBatches(values, batch.size, batch.maxChars).map((group) =>
+          make(withPage({ ...renderRequest(p.request, { ...params, [name]: group.join(",") }), [batch.member]: group.join(",") }), undefined, group.length, 0, 0),
+        );
+      }
+      const calls: PlannedCall[] = [];
+      const issues: ValidationError[] = [];
+      for (const v of values) {
+        try {
+          calls.push(make(withPage(renderRequest(p.request, { ...params, [name]: v })), v, 1, 0, 0));
+        } catch (err) {
+          if (err instanceof ValidationError) issues.push(err);
+          else throw err;
+        }
+      }
+      if (issues.length) {
+        throw new ValidationError(
+          `input of pipeline ${p.name}`,
+          issues.flatMap((e) => e.issues.map((i) => ({ ...i, message: `${i.message}` }))),
+        );
+      }
+      return calls;
+    },
+    next(call, data) {
+      if (!pg || call.pageIndex + 1 >= maxPages) return undefined;
+      const got = getPath(data, p.records.path);
+      const count = Array.isArray(got) ? got.length : got ? 1 : 0;
+      if (count === 0) return undefined;
+      const fetched = call.fetched + count;
+      if (pg.total) {
+        const total = Number(getPath(data, pg.total));
+        if (Number.isFinite(total) && fetched >= total) return undefined;
+      }
+      const current = Number(call.body[pg.member] ?? start);
+      const step = pg.style === "offset" ? renderNumber(pg.step, params, count) : 1;
+      const value = current + step;
+      const body = { ...call.body, [pg.member]: pg.style === "offset" ? String(value) : value };
+      return make(body, call.input, call.items, call.pageIndex + 1, fetched);
+    },
+  };
+}

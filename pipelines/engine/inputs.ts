@@ -1,0 +1,94 @@
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, isAbsolute, relative, resolve } from "node:path";
+import { parse as parseCsv } from "csv-parse/sync";
+import { sql } from "kysely";
+import type { Warehouse } from "../../connectors/warehouse/open.js";
+import { ValidationError } from "../../core/errors.js";
+import type { InputSource } from "../../schema/pipeline.js";
+import type { LoadedPipeline } from "./load.js";
+import type { ParamValues } from "./params.js";
+
+/** Reads a sheet range as values; supplied by the Sheets connector when credentials are set. */
+export type SheetReader = (spreadsheet: string, range: string) => Promise<string[]>;
+
+export interface InputContext {
+  warehouse: Warehouse;
+  params: ParamValues;
+  sheet?: SheetReader | undefined;
+}
+
+function clean(values: unknown[]): string[] {
+  const seen = new Set<string>();
+  for (const v of values) {
+    if (v === null || v === undefined) continue;
+    const s = String(v).trim();
+    if (s) seen.add(s);
+  }
+  return [...seen];
+}
+
+/**
+ * Reads values from a file next to the pipeline: one per line, or a CSV column. The path must
+ * stay inside the pipeline's folder, so a shared pipeline cannot read arbitrary files.
+ */
+export function readFileInput(pipelineFile: string, path: string, column?: string): string[] {
+  const base = dirname(pipelineFile);
+  const full = resolve(base, path);
+  const rel = relative(base, full);
+  if (isAbsolute(path) || rel.startsWith("..") || isAbsolute(rel)) {
+    throw new ValidationError(`pipeline file ${pipelineFile}`, [
+      { path: ["input", "from", "file"], message: `"${path}" leaves the pipeline's folder; use a path inside it` },
+    ]);
+  }
+  if (!existsSync(full)) {
+    throw new ValidationError(`pipeline file ${pipelineFile}`, [{ path: ["input", "from", "file"], message: `no file at ${full}` }]);
+  }
+  return readValues(full, column, `pipeline file ${pipelineFile}`);
+}
+
+/** One value per line, or the named column of a CSV file (with a header row). */
+export function readValues(file: string, column: string | undefined, source: string): string[] {
+  const text = readFileSync(file, "utf8").replace(/^\uFEFF/, "");
+  if (!column) return clean(text.split(/\r?\n/));
+  const rows = parseCsv(text, { columns: true, skip_empty_lines: true, relax_column_count: true }) as Record<string, string>[];
+  if (rows.length && !(column in rows[0]!)) {
+    throw new ValidationError(source, [{ path: ["column"], message: `${file} has no column "${column}"` }]);
+  }
+  return clean(rows.map((r) => r[column]));
+}
+
+async function fromSource(p: LoadedPipeline, source: InputSource, ctx: InputContext): Promise<string[]> {
+  if ("param" in source) {
+    const v = ctx.params[source.param];
+    return clean(v === undefined ? [] : Array.isArray(v) ? v : [v]);
+  }
+  if ("list" in source) return clean(source.list);
+  if ("file" in source) return readFileInput(p.file, source.file, source.column);
+  if ("sql" in source) {
+    try {
+      const r = await sql.raw<Record<string, unknown>>(source.sql).execute(ctx.warehouse.db);
+      return clean(r.rows.map((row) => Object.values(row)[0]));
+    } catch (err) {
+      throw new ValidationError(`pipeline file ${p.file}`, [
+        { path: ["input", "from", "sql"], message: `the query failed: ${err instanceof Error ? err.message : String(err)}` },
+      ]);
+    }
+  }
+  if (!ctx.sheet) {
+    throw new ValidationError(`pipeline file ${p.file}`, [
+      { path: ["input", "from", "sheet"], message: "sheet inputs need Google credentials (GOOGLE_APPLICATION_CREDENTIALS)" },
+    ]);
+  }
+  return clean(await ctx.sheet(source.sheet.spreadsheet, source.sheet.range));
+}
+
+/** The values that fan out into calls: the first source (in order) that yields any. */
+export async function resolveInput(p: LoadedPipeline, ctx: InputContext): Promise<string[] | undefined> {
+  if (!p.input) return undefined;
+  const sources = Array.isArray(p.input.from) ? p.input.from : [p.input.from];
+  for (const source of sources) {
+    const values = await fromSource(p, source, ctx);
+    if (values.length) return values;
+  }
+  return [];
+}

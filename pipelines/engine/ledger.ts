@@ -1,0 +1,156 @@
+import { gunzipSync, gzipSync } from "node:zlib";
+import type { Kysely } from "kysely";
+import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
+import { redact } from "../../core/redact.js";
+
+export type CallOutcome = "reserved" | "succeeded" | "failed" | "ambiguous" | "cached" | "interrupted";
+
+export interface CallRecord {
+  runId: string;
+  pipeline: string;
+  skill: string;
+  requestHash: string;
+  credits: number;
+}
+
+export interface StoredResponse {
+  data: Record<string, unknown>;
+  receivedAt: string;
+  traceId: string | null;
+}
+
+const now = () => new Date().toISOString();
+
+/** Inserts a ledger row (inside the reservation's transaction for paid calls). */
+export async function insertCall(db: Kysely<AnyDB>, c: CallRecord, outcome: CallOutcome): Promise<number> {
+  const row = await db
+    .insertInto("skillsync_calls")
+    .values({
+      run_id: c.runId,
+      pipeline: c.pipeline,
+      skill: c.skill,
+      request_hash: c.requestHash,
+      outcome,
+      credits: c.credits,
+      started_at: now(),
+      attempts: 0,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+export interface CallEnd {
+  outcome: CallOutcome;
+  credits?: number;
+  httpStatus?: number | undefined;
+  errorCode?: string | undefined;
+  error?: string | undefined;
+  traceId?: string | null | undefined;
+  attempts?: number | undefined;
+  elapsedMs?: number | undefined;
+}
+
+export async function finishCall(db: Kysely<AnyDB>, id: number, end: CallEnd): Promise<void> {
+  await db
+    .updateTable("skillsync_calls")
+    .set({
+      outcome: end.outcome,
+      ...(end.credits === undefined ? {} : { credits: end.credits }),
+      http_status: end.httpStatus ?? null,
+      error_code: end.errorCode ?? null,
+      error: end.error === undefined ? null : redact(end.error).slice(0, 2000),
+      trace_id: end.traceId ?? null,
+      attempts: end.attempts ?? 0,
+      elapsed_ms: end.elapsedMs === undefined ? null : Math.round(end.elapsedMs),
+      finished_at: now(),
+    })
+    .where("id", "=", id)
+    .execute();
+}
+
+/** A stored successful response for this request, if one is younger than `freshnessMs`. */
+export async function freshResponse(w: Warehouse, hash: string, freshnessMs: number): Promise<StoredResponse | undefined> {
+  if (freshnessMs <= 0) return undefined;
+  const row = await w.db
+    .selectFrom("skillsync_responses")
+    .select(["body", "received_at", "trace_id"])
+    .where("request_hash", "=", hash)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const receivedAt = new Date(row.received_at as string).toISOString();
+  if (Date.now() - Date.parse(receivedAt) > freshnessMs) return undefined;
+  const data = JSON.parse(gunzipSync(row.body as Buffer).toString("utf8")) as Record<string, unknown>;
+  return { data, receivedAt, traceId: (row.trace_id as string | null) ?? null };
+}
+
+/** Stores a successful response, compressed, keyed by its request hash (the newest wins). */
+export async function storeResponse(
+  db: Kysely<AnyDB>,
+  r: { hash: string; skill: string; request: Record<string, unknown>; data: unknown; traceId: string | null; runId: string; receivedAt: string },
+): Promise<void> {
+  const values = {
+    request_hash: r.hash,
+    skill: r.skill,
+    request: JSON.stringify(r.request),
+    body: gzipSync(Buffer.from(JSON.stringify(r.data), "utf8")),
+    trace_id: r.traceId,
+    run_id: r.runId,
+    received_at: r.receivedAt,
+  };
+  await db
+    .insertInto("skillsync_responses")
+    .values(values)
+    .onConflict((oc) =>
+      oc.column("request_hash").doUpdateSet({
+        body: values.body,
+        trace_id: values.trace_id,
+        run_id: values.run_id,
+        received_at: values.received_at,
+      }),
+    )
+    .execute();
+}
+
+export async function isLoaded(w: Warehouse, runId: string, pipeline: string, hash: string): Promise<boolean> {
+  const row = await w.db
+    .selectFrom("skillsync_loads")
+    .select("rows")
+    .where("run_id", "=", runId)
+    .where("pipeline", "=", pipeline)
+    .where("request_hash", "=", hash)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function markLoaded(db: Kysely<AnyDB>, runId: string, pipeline: string, hash: string, rows: number): Promise<void> {
+  await db
+    .insertInto("skillsync_loads")
+    .values({ run_id: runId, pipeline, request_hash: hash, rows, loaded_at: now() })
+    .onConflict((oc) => oc.columns(["run_id", "pipeline", "request_hash"]).doNothing())
+    .execute();
+}
+
+export async function insertRejects(
+  db: Kysely<AnyDB>,
+  runId: string,
+  pipeline: string,
+  hash: string,
+  rejects: { table: string; reason: string; record: unknown }[],
+): Promise<void> {
+  if (!rejects.length) return;
+  await db
+    .insertInto("skillsync_rejects")
+    .values(
+      rejects.map((r) => ({
+        run_id: runId,
+        pipeline,
+        table_name: r.table,
+        request_hash: hash,
+        reason: r.reason,
+        record: JSON.stringify(r.record ?? null),
+        created_at: now(),
+      })),
+    )
+    .execute();
+}

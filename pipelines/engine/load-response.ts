@@ -1,0 +1,46 @@
+import type { Kysely } from "kysely";
+import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
+import type { PlannedCall } from "./calls.js";
+import { insertRejects, markLoaded } from "./ledger.js";
+import type { LoadedPipeline } from "./load.js";
+import { deleteChildren, writeRows } from "./loader.js";
+import type { CompiledMapping } from "./mapping.js";
+import type { ParamValues } from "./params.js";
+
+/**
+ * Normalises one response and writes its rows, its rejects, its load marker and whatever the
+ * caller adds (`also`: the ledger entry, the stored response) in ONE transaction: a crash leaves
+ * either all of it or none.
+ */
+export async function loadResponse(
+  w: Warehouse,
+  c: { pipeline: LoadedPipeline; params: ParamValues; mapping: CompiledMapping },
+  call: PlannedCall,
+  data: unknown,
+  observedAt: string,
+  runId: string,
+  also: (trx: Kysely<AnyDB>) => Promise<void>,
+): Promise<{ rows: number; rejected: number }> {
+  const { mapping, pipeline } = c;
+  const n = mapping.normalise(data, {
+    input: call.input,
+    request: call.body,
+    params: c.params,
+    observedAt,
+    runId,
+    skill: pipeline.skill,
+  });
+  let rows = 0;
+  await w.db.transaction().execute(async (trx) => {
+    await also(trx);
+    const parents = n.rows.get(mapping.table.name) ?? [];
+    rows += await writeRows(trx, w.adapter, mapping.table, parents, mapping.mode);
+    for (const child of mapping.children) {
+      if (mapping.mode === "merge") await deleteChildren(trx, child, mapping.table.key, parents, w.adapter);
+      rows += await writeRows(trx, w.adapter, child, n.rows.get(child.name) ?? [], mapping.mode);
+    }
+    await insertRejects(trx, runId, pipeline.name, call.hash, n.rejects);
+    await markLoaded(trx, runId, pipeline.name, call.hash, rows);
+  });
+  return { rows, rejected: n.rejects.length };
+}

@@ -1,0 +1,74 @@
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { basename, dirname, extname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { LineCounter, isNode, parseDocument } from "yaml";
+import { type Issue, ValidationError, fromZodIssues } from "../../core/errors.js";
+import { type PipelineFile, pipelineSchema } from "../../schema/pipeline.js";
+
+export interface LoadedPipeline extends PipelineFile {
+  /** Absolute path of the file it came from. */
+  file: string;
+}
+
+/** The folder of built-in pipeline files (found from the package root, so it works from source and from dist). */
+export function builtinPipelineDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, "package.json"))) {
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return join(dir, "pipelines");
+}
+
+export function listBuiltinPipelines(): string[] {
+  return readdirSync(builtinPipelineDir())
+    .filter((f) => f.endsWith(".yaml"))
+    .map((f) => join(builtinPipelineDir(), f))
+    .sort();
+}
+
+/**
+ * A pipeline argument is a file path, or the name of a built-in pipeline (`marketplace-search`).
+ *
+ * @example resolvePipelineRef("patent-search") // ".../pipelines/patent-search.yaml"
+ */
+export function resolvePipelineRef(ref: string): string {
+  if (existsSync(ref)) return resolve(ref);
+  const builtin = join(builtinPipelineDir(), extname(ref) ? basename(ref) : `${ref}.yaml`);
+  if (/^[a-z0-9-]+(\.ya?ml)?$/.test(ref) && existsSync(builtin)) return builtin;
+  throw new ValidationError("pipeline argument", [
+    { path: [], message: `"${ref}" is neither a file nor a built-in pipeline (see \`skillsync pipelines\`)` },
+  ]);
+}
+
+/** Reads and validates a pipeline file; errors carry the path inside the file and its line. */
+export function loadPipeline(ref: string): LoadedPipeline {
+  const file = resolvePipelineRef(ref);
+  return parsePipeline(readFileSync(file, "utf8"), file);
+}
+
+export function parsePipeline(text: string, file: string): LoadedPipeline {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    throw new ValidationError(
+      `pipeline file ${file}`,
+      doc.errors.map((e) => {
+        const pos = e.linePos?.[0];
+        return { path: [], message: `${pos ? `line ${pos.line}, column ${pos.col}: ` : ""}${e.message.split("\n")[0]}` };
+      }),
+    );
+  }
+  const parsed = pipelineSchema.safeParse(doc.toJS({ maxAliasCount: 50 }));
+  if (!parsed.success) {
+    const issues: Issue[] = fromZodIssues(parsed.error.issues).map((issue) => {
+      const node = doc.getIn(issue.path, true);
+      const offset = isNode(node) && node.range ? node.range[0] : undefined;
+      const line = offset === undefined ? undefined : lineCounter.linePos(offset).line;
+      return line === undefined ? issue : { ...issue, message: `${issue.message} (line ${line})` };
+    });
+    throw new ValidationError(`pipeline file ${file}`, issues);
+  }
+  return { ...parsed.data, file };
+}

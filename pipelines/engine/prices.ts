@@ -1,0 +1,46 @@
+import { readFileSync } from "node:fs";
+import { parse } from "yaml";
+import { z } from "zod";
+import { ValidationError, fromZodIssues } from "../../core/errors.js";
+import { type PriceUnit, SLUG_PATTERN, catalog } from "../../schema/catalog.js";
+
+const priceEntry = z.union([
+  z.number().min(0),
+  z.strictObject({ perCall: z.number().min(0) }),
+  z.strictObject({ perItem: z.number().min(0) }),
+]);
+const priceFileSchema = z.record(z.string().regex(SLUG_PATTERN, { message: "must be an operation slug" }), priceEntry);
+
+export type PriceTable = ReadonlyMap<string, PriceUnit>;
+
+/** Credits for any slug the catalog does not price: one per call. */
+export const DEFAULT_PRICE: PriceUnit = { perCall: 1 };
+
+/**
+ * The price table: the catalog's defaults, overridden by a `--prices` YAML file
+ * (`slug: credits-per-call` or `slug: { perItem: credits-per-identifier }`).
+ *
+ * @example loadPrices("prices.yaml").get("patent-claims") // { perItem: 0.5 }
+ */
+export function loadPrices(file?: string): PriceTable {
+  const table = new Map<string, PriceUnit>([...catalog.values()].map((op) => [op.slug, op.defaultPrice]));
+  if (!file) return table;
+  let raw: unknown;
+  try {
+    raw = parse(readFileSync(file, "utf8"));
+  } catch (err) {
+    throw new ValidationError(`price file ${file}`, [{ path: [], message: err instanceof Error ? err.message.split("\n")[0]! : String(err) }]);
+  }
+  const parsed = priceFileSchema.safeParse(raw ?? {});
+  if (!parsed.success) throw new ValidationError(`price file ${file}`, fromZodIssues(parsed.error.issues));
+  for (const [slug, entry] of Object.entries(parsed.data)) {
+    table.set(slug, typeof entry === "number" ? { perCall: entry } : entry);
+  }
+  return table;
+}
+
+/** Estimated credits of one call: per call, or per identifier in its batch. */
+export function estimateCredits(prices: PriceTable, slug: string, items: number): number {
+  const p = prices.get(slug) ?? DEFAULT_PRICE;
+  return "perItem" in p ? p.perItem * Math.max(1, items) : p.perCall;
+}

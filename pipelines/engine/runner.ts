@@ -1,0 +1,330 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import pLimit from "p-limit";
+import { migrateToLatest } from "../../connectors/warehouse/migrate.js";
+import type { Warehouse } from "../../connectors/warehouse/open.js";
+import { AccessError, AuthError, SkillApiError } from "../../connectors/skill-api/errors.js";
+import { CreditCeilingError, ValidationError } from "../../core/errors.js";
+import { durationMs } from "../../schema/pipeline.js";
+import { type Ceiling, releaseCredits, reserveCredits, warehouseCeilings } from "./budget.js";
+import { type CallFactory, callFactory, type PlannedCall, type Prepare } from "./calls.js";
+import { requestHash } from "./hash.js";
+import { type SheetReader, resolveInput } from "./inputs.js";
+import { finishCall, freshResponse, insertCall, isLoaded, storeResponse } from "./ledger.js";
+import type { LoadedPipeline } from "./load.js";
+import { compileMapping, type CompiledMapping } from "./mapping.js";
+import { type ParamValue, type ParamValues, resolveParams } from "./params.js";
+import { loadPrices, type PriceTable } from "./prices.js";
+import { type RunCounters, type RunStatus, type Trigger, finishRun, startRun, updateRun } from "./runs.js";
+import { ensureTable } from "./tables.js";
+import { loadResponse } from "./load-response.js";
+import { dropOtherRuns } from "./loader.js";
+
+/** What the runner needs of the Skill API client. */
+export interface SkillCaller {
+  prepare: Prepare;
+  send(
+    prepared: { slug: string; body: Record<string, unknown> },
+    opts?: { signal?: AbortSignal | undefined },
+  ): Promise<{ data: unknown; traceId: string | null; status: number; attempts: number; elapsedMs: number }>;
+}
+
+export interface RunReporter {
+  update(counters: RunCounters, note?: string): void;
+}
+
+export interface RunOptions {
+  warehouse: Warehouse;
+  client: SkillCaller;
+  pipelines: LoadedPipeline[];
+  /** `--param` values by name; each pipeline takes the ones it declares. */
+  params?: Record<string, ParamValue[]>;
+  maxCredits?: number | undefined;
+  concurrency?: number | undefined;
+  prices?: PriceTable | undefined;
+  trigger?: Trigger;
+  reporter?: RunReporter | undefined;
+  /** Aborting stops dispatching; calls in flight finish and are recorded. */
+  signal?: AbortSignal | undefined;
+  sheet?: SheetReader | undefined;
+}
+
+export interface CallFailure {
+  pipeline: string;
+  skill: string;
+  requestHash: string;
+  code: string;
+  message: string;
+  ambiguous: boolean;
+}
+
+export interface RunSummary {
+  runId: string;
+  resumed: boolean;
+  status: RunStatus;
+  stopReason: string | undefined;
+  /** 4 when the API refused the key or access, else undefined. */
+  authFailure: boolean;
+  counters: RunCounters;
+  failures: CallFailure[];
+  tables: string[];
+}
+
+interface Compiled {
+  pipeline: LoadedPipeline;
+  params: ParamValues;
+  mapping: CompiledMapping;
+  freshnessMs: number;
+}
+
+/** Splits `--param` values among pipelines; a param no pipeline declares is an error. */
+function paramsFor(pipelines: LoadedPipeline[], given: Record<string, ParamValue[]>): ParamValues[] {
+  const unknown = Object.keys(given).filter((k) => !pipelines.some((p) => k in p.params));
+  if (unknown.length) {
+    const known = [...new Set(pipelines.flatMap((p) => Object.keys(p.params)))];
+    throw new ValidationError(
+      "--param",
+      unknown.map((k) => ({ path: [k], message: `no pipeline of this run takes it (they take ${known.join(", ") || "none"})` })),
+    );
+  }
+  return pipelines.map((p) =>
+    resolveParams(p.params, Object.fromEntries(Object.entries(given).filter(([k]) => k in p.params)), `--param for ${p.name}`),
+  );
+}
+
+/** Creates every table the pipelines write (and the toolkit's own), so plans and SQL inputs can read them. */
+export async function preparePipelines(w: Warehouse, pipelines: LoadedPipeline[], given: Record<string, ParamValue[]>): Promise<Compiled[]> {
+  const params = paramsFor(pipelines, given);
+  await migrateToLatest(w);
+  const compiled = pipelines.map((pipeline, i) => ({
+    pipeline,
+    params: params[i]!,
+    mapping: compileMapping(pipeline.records),
+    freshnessMs: durationMs(pipeline.freshness),
+  }));
+  for (const c of compiled) {
+    await ensureTable(w, c.mapping.table);
+    for (const child of c.mapping.children) await ensureTable(w, child);
+  }
+  return compiled;
+}
+
+function runKey(pipelines: LoadedPipeline[], params: Record<string, ParamValue[]>): string {
+  const files = pipelines.map((p) => `${p.name}:${createHash("sha256").update(readFileSync(p.file)).digest("hex")}`);
+  return requestHash("run", { files, params });
+}
+
+/**
+ * Runs pipelines in order (a later one can read what an earlier one loaded): calls under a
+ * concurrency limit and credit ceilings, each paid call reserved before it is sent, each response
+ * stored, loaded and marked in one transaction. A run started again with the same pipelines and
+ * params resumes: stored responses are reused for free, loaded pages are skipped.
+ *
+ * @example
+ * const summary = await runPipelines({ warehouse, client, pipelines: [loadPipeline("marketplace-search")],
+ *   params: { keyword: ["usb hub"] }, maxCredits: 50, concurrency: 8 });
+ */
+export async function runPipelines(o: RunOptions): Promise<RunSummary> {
+  const w = o.warehouse;
+  const given = o.params ?? {};
+  const compiled = await preparePipelines(w, o.pipelines, given);
+  const prices = o.prices ?? loadPrices();
+  const { id: runId, resumed } = await startRun(w, {
+    key: runKey(o.pipelines, given),
+    pipelines: o.pipelines.map((p) => p.name),
+    params: given,
+    trigger: o.trigger ?? "manual",
+  });
+  const counters: RunCounters = { callsPlanned: 0, callsDone: 0, callsCached: 0, callsFailed: 0, creditsSpent: 0, rowsWritten: 0, rowsRejected: 0 };
+  const failures: CallFailure[] = [];
+  const state = { stop: false, stopReason: undefined as string | undefined, authFailure: false, ceiling: false };
+  const invocation = `invocation:${runId}:${Date.now()}`;
+  const base: Ceiling[] = [{ scope: invocation, limit: o.maxCredits ?? null, label: "--max-credits" }, ...(await warehouseCeilings(w))];
+  const limit = pLimit(Math.max(1, o.concurrency ?? 4));
+  const report = (note?: string) => o.reporter?.update({ ...counters }, note);
+  const heartbeat = setInterval(() => void updateRun(w, runId, counters).catch(() => {}), 5000);
+  heartbeat.unref();
+  const onAbort = () => {
+    state.stop = true;
+    state.stopReason ??= "interrupted";
+  };
+  o.signal?.addEventListener("abort", onAbort);
+
+  let fatal: unknown;
+  try {
+    for (const c of compiled) {
+      if (state.stop) break;
+      await runOne(c);
+    }
+  } catch (err) {
+    fatal = err;
+  } finally {
+    clearInterval(heartbeat);
+    o.signal?.removeEventListener("abort", onAbort);
+  }
+
+  const status: RunStatus = fatal
+    ? "failed"
+    : state.ceiling
+      ? "ceiling"
+      : o.signal?.aborted
+        ? "interrupted"
+        : counters.callsFailed > 0 || state.authFailure
+          ? "failed"
+          : "succeeded";
+  await finishRun(w, runId, status, counters, {
+    stopReason: state.stopReason,
+    error: fatal instanceof Error ? fatal.message : failures[0]?.message,
+  });
+  report();
+  if (fatal) throw fatal;
+  return {
+    runId,
+    resumed,
+    status,
+    stopReason: state.stopReason,
+    authFailure: state.authFailure,
+    counters,
+    failures,
+    tables: compiled.flatMap((c) => [c.mapping.table.name, ...c.mapping.children.map((t) => t.name)]),
+  };
+
+  async function runOne(c: Compiled): Promise<void> {
+    const p = c.pipeline;
+    const values = await resolveInput(p, { warehouse: w, params: c.params, sheet: o.sheet });
+    const factory = callFactory(p, c.params, prices, o.client.prepare.bind(o.client));
+    const calls = factory.initial(values);
+    counters.callsPlanned += calls.length;
+    report(`${p.name}: ${calls.length} call(s) planned`);
+    const ceilings = p.maxCredits ? [...base, { scope: `${invocation}:${p.name}`, limit: p.maxCredits, label: `maxCredits of pipeline ${p.name}` }] : base;
+    const perPipeline = p.concurrency ? pLimit(p.concurrency) : undefined;
+    const pipelineState = { stop: false, failed: 0 };
+    const tasks: Promise<void>[] = [];
+    const schedule = (call: PlannedCall) => {
+      const task = () => execute(c, factory, call, ceilings, pipelineState);
+      tasks.push(limit(() => (perPipeline ? perPipeline(task) : task())).then((next) => {
+        if (next) {
+          counters.callsPlanned++;
+          schedule(next);
+        }
+      }));
+    };
+    for (const call of calls) schedule(call);
+    // Tasks add their next pages while we wait, so wait until no new task appeared.
+    for (let seen = 0; seen < tasks.length; ) {
+      const batch = tasks.slice(seen);
+      seen = tasks.length;
+      await Promise.all(batch);
+    }
+    if (c.mapping.mode === "replace" && !state.stop && !pipelineState.stop && pipelineState.failed === 0) {
+      await w.db.transaction().execute(async (trx) => {
+        for (const t of [c.mapping.table, ...c.mapping.children]) await dropOtherRuns(trx, t.name, runId);
+      });
+    }
+  }
+
+  async function execute(
+    c: Compiled,
+    factory: CallFactory,
+    call: PlannedCall,
+    ceilings: Ceiling[],
+    ps: { stop: boolean; failed: number },
+  ): Promise<PlannedCall | undefined> {
+    if (state.stop || ps.stop) return undefined;
+    const p = c.pipeline;
+    const loaded = resumed && (await isLoaded(w, runId, p.name, call.hash));
+    const stored = await freshResponse(w, call.hash, c.freshnessMs);
+    const record = { runId, pipeline: p.name, skill: p.skill, requestHash: call.hash, credits: 0 };
+    if (stored) {
+      if (!loaded) {
+        const r = await loadResponse(w, c, call, stored.data, stored.receivedAt, runId, async (trx) => {
+          await insertCall(trx, record, "cached");
+        });
+        counters.rowsWritten += r.rows;
+        counters.rowsRejected += r.rejected;
+      }
+      counters.callsCached++;
+      counters.callsDone++;
+      report();
+      return factory.next(call, stored.data);
+    }
+
+    let callId: number;
+    try {
+      callId = await w.db.transaction().execute(async (trx) => {
+        await reserveCredits(trx, ceilings, call.credits);
+        return insertCall(trx, { ...record, credits: call.credits }, "reserved");
+      });
+    } catch (err) {
+      if (err instanceof CreditCeilingError) {
+        state.stop = true;
+        state.ceiling = true;
+        state.stopReason ??= err.message;
+        report(err.message);
+        return undefined;
+      }
+      throw err;
+    }
+    counters.creditsSpent += call.credits;
+    report();
+
+    let result: Awaited<ReturnType<SkillCaller["send"]>>;
+    try {
+      result = await o.client.send({ slug: p.skill, body: call.body }, { signal: o.signal });
+    } catch (err) {
+      if (!(err instanceof SkillApiError)) throw err;
+      const ambiguous = err.maybeCharged;
+      if (!ambiguous) {
+        await releaseCredits(w.db, ceilings, call.credits);
+        counters.creditsSpent -= call.credits;
+      }
+      await finishCall(w.db, callId, {
+        outcome: ambiguous ? "ambiguous" : "failed",
+        credits: ambiguous ? call.credits : 0,
+        httpStatus: err.status,
+        errorCode: err.code,
+        error: err.message,
+        traceId: err.traceId,
+      });
+      counters.callsFailed++;
+      ps.failed++;
+      failures.push({ pipeline: p.name, skill: p.skill, requestHash: call.hash, code: err.code, message: err.message, ambiguous });
+      if (err instanceof AuthError) {
+        state.stop = true;
+        state.authFailure = true;
+        state.stopReason ??= err.message;
+      } else if (err instanceof AccessError) {
+        ps.stop = true;
+        state.authFailure = true;
+        state.stopReason ??= err.message;
+      }
+      report(err.message);
+      return undefined;
+    }
+
+    const receivedAt = new Date().toISOString();
+    const data = result.data ?? {};
+    const finish = async (trx: Parameters<Parameters<typeof loadResponse>[6]>[0]) => {
+      await storeResponse(trx, { hash: call.hash, skill: p.skill, request: call.body, data, traceId: result.traceId, runId, receivedAt });
+      await finishCall(trx, callId, {
+        outcome: "succeeded",
+        httpStatus: result.status,
+        traceId: result.traceId,
+        attempts: result.attempts,
+        elapsedMs: result.elapsedMs,
+      });
+    };
+    try {
+      const r = await loadResponse(w, c, call, data, receivedAt, runId, finish);
+      counters.rowsWritten += r.rows;
+      counters.rowsRejected += r.rejected;
+    } catch (err) {
+      // Keep what was paid for even when loading failed; a later run loads it from the store.
+      await w.db.transaction().execute(finish);
+      throw err;
+    }
+    counters.callsDone++;
+    report();
+    return factory.next(call, data);
+  }
+}

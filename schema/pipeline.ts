@@ -1,0 +1,161 @@
+import { z } from "zod";
+import { COLUMN_TYPES } from "../connectors/warehouse/types.js";
+import { SLUG_PATTERN } from "./catalog.js";
+
+/** Table and column names: plain snake_case identifiers, so no SQL is ever built from free text. */
+export const sqlIdentifier = z
+  .string()
+  .regex(/^[a-z_][a-z0-9_]{0,62}$/, { message: "must be a snake_case identifier (a-z, 0-9, _; at most 63 characters)" })
+  .refine((v) => !v.startsWith("skillsync_"), { message: "the skillsync_ prefix is reserved for the toolkit's own tables" });
+
+const paramName = z.string().regex(/^[a-zA-Z][a-zA-Z0-9_]{0,62}$/, { message: "must be a simple name (letters, digits, _)" });
+
+export const PARAM_TYPES = ["string", "integer", "number", "boolean", "date"] as const;
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
+
+export const paramDefSchema = z.strictObject({
+  type: z.enum(PARAM_TYPES).default("string"),
+  description: z.string().optional(),
+  default: z.union([scalar, z.array(scalar)]).optional(),
+  required: z.boolean().default(false),
+  /** A list param: each `--param name=value` adds a value. */
+  repeatable: z.boolean().default(false),
+  enum: z.array(z.string()).min(1).optional(),
+  min: z.number().optional(),
+  max: z.number().optional(),
+});
+
+export const inputSourceSchema = z.union([
+  z.strictObject({ param: paramName }),
+  z.strictObject({ list: z.array(z.union([z.string(), z.number()])).min(1) }),
+  z.strictObject({ file: z.string().min(1), column: z.string().optional() }),
+  z.strictObject({ sql: z.string().min(1) }),
+  z.strictObject({ sheet: z.strictObject({ spreadsheet: z.string().min(1), range: z.string().min(1) }) }),
+]);
+
+export const inputSchema = z.strictObject({
+  /** The name the request template uses: `{{name}}`. */
+  name: paramName,
+  /** One source, or alternatives tried in order until one yields values. */
+  from: z.union([inputSourceSchema, z.array(inputSourceSchema).min(1)]),
+});
+
+const intOrTemplate = z.union([z.number().int().min(0), z.string().regex(/^\{\{\s*[a-zA-Z][a-zA-Z0-9_]*\s*\}\}$/)]);
+
+export const batchSchema = z.strictObject({
+  /** The request member that carries the comma-joined identifiers. */
+  member: z.string().min(1),
+  size: z.number().int().min(1).max(100).default(100),
+  maxChars: z.number().int().min(1).max(60_000).default(60_000),
+});
+
+export const paginateSchema = z.strictObject({
+  member: z.string().min(1),
+  style: z.enum(["page", "offset"]).default("page"),
+  start: z.number().int().min(0).optional(),
+  /** For offset paging: how far each call moves (a number or a `{{param}}`). */
+  step: intOrTemplate.optional(),
+  maxPages: intOrTemplate.default(1),
+  /** Path in `data` to the total number of records, to stop without asking for an empty page. */
+  total: z.string().optional(),
+});
+
+export const TRANSFORMS = ["yyyymmdd", "money", "percent", "first", "join", "name", "lower", "upper", "trim"] as const;
+
+export const columnSpecSchema = z.union([
+  z.enum(COLUMN_TYPES),
+  z.strictObject({
+    /** A dot path in the record (default: the column name in camelCase), or `$input`, `$index`, `$observedAt`, `$request.x`, `$param.x`. */
+    from: z.string().min(1).optional(),
+    type: z.enum(COLUMN_TYPES).default("text"),
+    transform: z.enum(TRANSFORMS).optional(),
+    /** A constant value instead of a path. */
+    value: scalar.optional(),
+  }),
+]);
+
+const childSourceSchema = z.strictObject({
+  path: z.string().min(1),
+  /** Constant columns for the rows this path gives (e.g. which classification scheme). */
+  set: z.record(sqlIdentifier, scalar).optional(),
+});
+
+export const childSchema = z.strictObject({
+  /** Path inside the parent record to an array; or several paths that fill one table. */
+  path: z.union([z.string().min(1), z.array(childSourceSchema).min(1)]),
+  table: sqlIdentifier,
+  columns: z.record(sqlIdentifier, columnSpecSchema).default({}),
+  /** Column for array elements that are scalars (strings, numbers). */
+  valueColumn: sqlIdentifier.default("value"),
+  extra: z.union([sqlIdentifier, z.literal(false)]).default("extra"),
+});
+
+export const recordsSchema = z.strictObject({
+  /** Dot path in `data` to the array of records (`products`, `data`, `results`); `.` for `data` itself. */
+  path: z.string().min(1),
+  table: sqlIdentifier,
+  key: z.array(sqlIdentifier).min(1).optional(),
+  mode: z.enum(["append", "replace", "merge"]).default("merge"),
+  columns: z.record(sqlIdentifier, columnSpecSchema).default({}),
+  /** Every member the columns do not name lands here as JSON (false: drop them, not recommended). */
+  extra: z.union([sqlIdentifier, z.literal(false)]).default("extra"),
+  /** Infer columns from the data (generic pipelines): new members add columns. */
+  inferColumns: z.boolean().default(false),
+  indexes: z.array(z.array(sqlIdentifier).min(1)).optional(),
+  children: z.array(childSchema).default([]),
+})
+  .refine((r) => r.mode !== "merge" || (r.key?.length ?? 0) > 0, { message: "mode merge needs a key", path: ["key"] })
+  .refine((r) => r.children.length === 0 || (r.key?.length ?? 0) > 0, {
+    message: "child tables need the parent's key, to link their rows",
+    path: ["key"],
+  });
+
+const duration = z.union([
+  z.literal(0),
+  z.string().regex(/^\d+(ms|s|m|h|d|w)$/, { message: 'must be a duration such as "30m", "24h", "7d" or 0' }),
+]);
+
+export const pipelineSchema = z.strictObject({
+  name: z.string().regex(SLUG_PATTERN, { message: "must be lowercase words joined by hyphens" }),
+  description: z.string().optional(),
+  skill: z.string().regex(SLUG_PATTERN, { message: "must be an operation slug such as marketplace-search" }),
+  params: z.record(paramName, paramDefSchema).default({}),
+  input: inputSchema.optional(),
+  /** Request members; strings may hold `{{param}}` templates. A member whose params are unset is left out. */
+  request: z.record(z.string(), z.unknown()).default({}),
+  batch: batchSchema.optional(),
+  paginate: paginateSchema.optional(),
+  records: recordsSchema,
+  /** Reuse a stored response this young instead of paying again (0: always call). */
+  freshness: duration.default("24h"),
+  /** Credit ceiling for this pipeline within one run. */
+  maxCredits: z.number().positive().optional(),
+  /** At most this many calls of this pipeline in flight (within the run's --concurrency). */
+  concurrency: z.number().int().min(1).max(256).optional(),
+  /** SQL statements run after a successful load (views over the tables). Only CREATE VIEW statements. */
+  views: z.array(z.strictObject({ name: sqlIdentifier, sql: z.string().min(1) })).default([]),
+});
+
+export type PipelineFile = z.infer<typeof pipelineSchema>;
+export type RecordsSpec = z.infer<typeof recordsSchema>;
+export type ChildSpec = z.infer<typeof childSchema>;
+export type ColumnSpec = z.infer<typeof columnSpecSchema>;
+export type ParamDef = z.infer<typeof paramDefSchema>;
+export type InputSource = z.infer<typeof inputSourceSchema>;
+
+export const DURATION_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+export function durationMs(value: string | 0): number {
+  if (value === 0) return 0;
+  const m = /^(\d+)(ms|s|m|h|d|w)$/.exec(value);
+  return m ? Number(m[1]) * (DURATION_MS[m[2]!] ?? 0) : 0;
+}
+
+/** The JSON Schema editors use to complete pipeline files (written to schema/pipeline.schema.json). */
+export function pipelineJsonSchema(): Record<string, unknown> {
+  return {
+    ...z.toJSONSchema(pipelineSchema, { target: "draft-2020-12", io: "input" }),
+    $id: "https://skillsync.dev/schema/pipeline.schema.json",
+    title: "skillsync pipeline file",
+  };
+}
