@@ -38,7 +38,12 @@ export function toolkitTables(adapter: WarehouseAdapter): Migration {
         .addColumn("rows_written", "integer", (c) => c.notNull().defaultTo(0))
         .addColumn("rows_rejected", "integer", (c) => c.notNull().defaultTo(0))
         .execute();
-      await db.schema.createIndex("skillsync_runs_key").ifNotExists().on("skillsync_runs").columns(["run_key", "status"]).execute();
+      await db.schema
+        .createIndex("skillsync_runs_key")
+        .ifNotExists()
+        .on("skillsync_runs")
+        .columns(["run_key", "status"])
+        .execute();
 
       await autoId(db.schema.createTable("skillsync_calls").ifNotExists())
         .addColumn("run_id", "text", (c) => c.notNull())
@@ -56,8 +61,18 @@ export function toolkitTables(adapter: WarehouseAdapter): Migration {
         .addColumn("finished_at", ts)
         .addColumn("elapsed_ms", "integer")
         .execute();
-      await db.schema.createIndex("skillsync_calls_hash").ifNotExists().on("skillsync_calls").column("request_hash").execute();
-      await db.schema.createIndex("skillsync_calls_run").ifNotExists().on("skillsync_calls").columns(["run_id", "outcome"]).execute();
+      await db.schema
+        .createIndex("skillsync_calls_hash")
+        .ifNotExists()
+        .on("skillsync_calls")
+        .column("request_hash")
+        .execute();
+      await db.schema
+        .createIndex("skillsync_calls_run")
+        .ifNotExists()
+        .on("skillsync_calls")
+        .columns(["run_id", "outcome"])
+        .execute();
 
       await db.schema
         .createTable("skillsync_responses")

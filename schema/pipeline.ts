@@ -5,10 +5,16 @@ import { SLUG_PATTERN } from "./catalog.js";
 /** Table and column names: plain snake_case identifiers, so no SQL is ever built from free text. */
 export const sqlIdentifier = z
   .string()
-  .regex(/^[a-z_][a-z0-9_]{0,62}$/, { message: "must be a snake_case identifier (a-z, 0-9, _; at most 63 characters)" })
-  .refine((v) => !v.startsWith("skillsync_"), { message: "the skillsync_ prefix is reserved for the toolkit's own tables" });
+  .regex(/^[a-z_][a-z0-9_]{0,62}$/, {
+    message: "must be a snake_case identifier (a-z, 0-9, _; at most 63 characters)",
+  })
+  .refine((v) => !v.startsWith("skillsync_"), {
+    message: "the skillsync_ prefix is reserved for the toolkit's own tables",
+  });
 
-const paramName = z.string().regex(/^[a-zA-Z][a-zA-Z0-9_]{0,62}$/, { message: "must be a simple name (letters, digits, _)" });
+const paramName = z
+  .string()
+  .regex(/^[a-zA-Z][a-zA-Z0-9_]{0,62}$/, { message: "must be a simple name (letters, digits, _)" });
 
 export const PARAM_TYPES = ["string", "integer", "number", "boolean", "date"] as const;
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
@@ -40,7 +46,10 @@ export const inputSchema = z.strictObject({
   from: z.union([inputSourceSchema, z.array(inputSourceSchema).min(1)]),
 });
 
-const intOrTemplate = z.union([z.number().int().min(0), z.string().regex(/^\{\{\s*[a-zA-Z][a-zA-Z0-9_]*\s*\}\}$/)]);
+const intOrTemplate = z.union([
+  z.number().int().min(0),
+  z.string().regex(/^\{\{\s*[a-zA-Z][a-zA-Z0-9_]*\s*\}\}$/),
+]);
 
 export const batchSchema = z.strictObject({
   /** The request member that carries the comma-joined identifiers. */
@@ -60,7 +69,17 @@ export const paginateSchema = z.strictObject({
   total: z.string().optional(),
 });
 
-export const TRANSFORMS = ["yyyymmdd", "money", "percent", "first", "join", "name", "lower", "upper", "trim"] as const;
+export const TRANSFORMS = [
+  "yyyymmdd",
+  "money",
+  "percent",
+  "first",
+  "join",
+  "name",
+  "lower",
+  "upper",
+  "trim",
+] as const;
 
 export const columnSpecSchema = z.union([
   z.enum(COLUMN_TYPES),
@@ -90,21 +109,25 @@ export const childSchema = z.strictObject({
   extra: z.union([sqlIdentifier, z.literal(false)]).default("extra"),
 });
 
-export const recordsSchema = z.strictObject({
-  /** Dot path in `data` to the array of records (`products`, `data`, `results`); `.` for `data` itself. */
-  path: z.string().min(1),
-  table: sqlIdentifier,
-  key: z.array(sqlIdentifier).min(1).optional(),
-  mode: z.enum(["append", "replace", "merge"]).default("merge"),
-  columns: z.record(sqlIdentifier, columnSpecSchema).default({}),
-  /** Every member the columns do not name lands here as JSON (false: drop them, not recommended). */
-  extra: z.union([sqlIdentifier, z.literal(false)]).default("extra"),
-  /** Infer columns from the data (generic pipelines): new members add columns. */
-  inferColumns: z.boolean().default(false),
-  indexes: z.array(z.array(sqlIdentifier).min(1)).optional(),
-  children: z.array(childSchema).default([]),
-})
-  .refine((r) => r.mode !== "merge" || (r.key?.length ?? 0) > 0, { message: "mode merge needs a key", path: ["key"] })
+export const recordsSchema = z
+  .strictObject({
+    /** Dot path in `data` to the array of records (`products`, `data`, `results`); `.` for `data` itself. */
+    path: z.string().min(1),
+    table: sqlIdentifier,
+    key: z.array(sqlIdentifier).min(1).optional(),
+    mode: z.enum(["append", "replace", "merge"]).default("merge"),
+    columns: z.record(sqlIdentifier, columnSpecSchema).default({}),
+    /** Every member the columns do not name lands here as JSON (false: drop them, not recommended). */
+    extra: z.union([sqlIdentifier, z.literal(false)]).default("extra"),
+    /** Infer columns from the data (generic pipelines): new members add columns. */
+    inferColumns: z.boolean().default(false),
+    indexes: z.array(z.array(sqlIdentifier).min(1)).optional(),
+    children: z.array(childSchema).default([]),
+  })
+  .refine((r) => r.mode !== "merge" || (r.key?.length ?? 0) > 0, {
+    message: "mode merge needs a key",
+    path: ["key"],
+  })
   .refine((r) => r.children.length === 0 || (r.key?.length ?? 0) > 0, {
     message: "child tables need the parent's key, to link their rows",
     path: ["key"],
@@ -143,7 +166,14 @@ export type ColumnSpec = z.infer<typeof columnSpecSchema>;
 export type ParamDef = z.infer<typeof paramDefSchema>;
 export type InputSource = z.infer<typeof inputSourceSchema>;
 
-export const DURATION_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+export const DURATION_MS: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+};
 
 export function durationMs(value: string | 0): number {
   if (value === 0) return 0;

@@ -3,8 +3,8 @@ import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
-import { type WarehouseAdapter, postgresAdapter, sqliteAdapter } from "./adapter.js";
-import { type WarehouseTarget, describeWarehouse, parseWarehouseUrl } from "./url.js";
+import { postgresAdapter, sqliteAdapter, type WarehouseAdapter } from "./adapter.js";
+import { describeWarehouse, parseWarehouseUrl, type WarehouseTarget } from "./url.js";
 
 // Tables are created at run time from pipeline files, so the database type is open.
 // biome-ignore lint/suspicious/noExplicitAny: rows of user-declared tables
@@ -54,7 +54,13 @@ export async function openWarehouse(url?: string): Promise<Warehouse> {
     // Concurrent runs and schedulers share the file: wait for the writer instead of failing.
     database.pragma("busy_timeout = 15000");
     const db = new Kysely<AnyDB>({ dialect: new SqliteDialect({ database }) });
-    return { db, adapter: sqliteAdapter, target, description: describeWarehouse(target), close: () => db.destroy() };
+    return {
+      db,
+      adapter: sqliteAdapter,
+      target,
+      description: describeWarehouse(target),
+      close: () => db.destroy(),
+    };
   }
   if (target.schema) {
     const admin = new pg.Client({ connectionString: target.connectionString });

@@ -24,14 +24,19 @@ export function parseWarehouseUrl(url: string | undefined = process.env["DATABAS
     }
     const schema = parsed.searchParams.get("schema") ?? undefined;
     if (schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
-      throw new ValidationError("database URL", [{ path: ["schema"], message: "must be a plain identifier" }]);
+      throw new ValidationError("database URL", [
+        { path: ["schema"], message: "must be a plain identifier" },
+      ]);
     }
     parsed.searchParams.delete("schema");
     return { kind: "postgres", connectionString: parsed.toString(), schema };
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) && !value.startsWith("sqlite:") && !value.startsWith("file:")) {
     throw new ValidationError("database URL", [
-      { path: [], message: `unsupported scheme in "${value.split(":")[0]}:"; use a file path, sqlite:PATH or postgres://` },
+      {
+        path: [],
+        message: `unsupported scheme in "${value.split(":")[0]}:"; use a file path, sqlite:PATH or postgres://`,
+      },
     ]);
   }
   const path = value.replace(/^sqlite:(\/\/)?/, "").replace(/^file:(\/\/)?/, "");

@@ -18,7 +18,10 @@ export const monthScope = (d = new Date()) => `monthly:${d.toISOString().slice(0
 
 /** The persistent daily and monthly ceilings of the warehouse, as ceilings for a call made now. */
 export async function warehouseCeilings(w: Warehouse): Promise<Ceiling[]> {
-  const rows = await w.db.selectFrom("skillsync_budget_settings").select(["period", "limit_credits"]).execute();
+  const rows = await w.db
+    .selectFrom("skillsync_budget_settings")
+    .select(["period", "limit_credits"])
+    .execute();
   const limitOf = (p: string) => {
     const v = rows.find((r) => r.period === p)?.limit_credits;
     return v === null || v === undefined ? null : Number(v);
@@ -35,7 +38,11 @@ export async function warehouseCeilings(w: Warehouse): Promise<Ceiling[]> {
  * the condition after the row lock; SQLite has one writer). Scopes are taken in a fixed order so two
  * transactions never wait on each other in a cycle. Throws CreditCeilingError when one would pass.
  */
-export async function reserveCredits(trx: Kysely<AnyDB>, ceilings: Ceiling[], credits: number): Promise<void> {
+export async function reserveCredits(
+  trx: Kysely<AnyDB>,
+  ceilings: Ceiling[],
+  credits: number,
+): Promise<void> {
   const now = new Date().toISOString();
   const sorted = [...ceilings].sort((a, b) => a.scope.localeCompare(b.scope));
   for (const c of sorted) {
@@ -48,7 +55,12 @@ export async function reserveCredits(trx: Kysely<AnyDB>, ceilings: Ceiling[], cr
       .updateTable("skillsync_budgets")
       .set((eb) => ({ reserved: eb("reserved", "+", credits), updated_at: now }))
       .where("scope", "=", c.scope)
-      .where((eb) => eb.or([eb("limit_credits", "is", null), eb(eb("reserved", "+", credits), "<=", eb("limit_credits", "+", EPSILON))]))
+      .where((eb) =>
+        eb.or([
+          eb("limit_credits", "is", null),
+          eb(eb("reserved", "+", credits), "<=", eb("limit_credits", "+", EPSILON)),
+        ]),
+      )
       .executeTakeFirst();
     if (Number(r.numUpdatedRows) === 0) {
       throw new CreditCeilingError(

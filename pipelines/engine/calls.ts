@@ -1,9 +1,9 @@
 import { ValidationError } from "../../core/errors.js";
+import { requestHash } from "./hash.js";
 import type { LoadedPipeline } from "./load.js";
 import { getPath } from "./mapping.js";
 import type { ParamValues } from "./params.js";
 import { estimateCredits, type PriceTable } from "./prices.js";
-import { requestHash } from "./hash.js";
 import { renderNumber, renderRequest } from "./template.js";
 
 /** Validates a request before anything is sent (the client's `prepare`). */
@@ -55,12 +55,23 @@ export interface CallFactory {
 }
 
 /** Forms a pipeline's calls: static members, one call per input value or per batch, and pages. */
-export function callFactory(p: LoadedPipeline, params: ParamValues, prices: PriceTable, prepare: Prepare): CallFactory {
+export function callFactory(
+  p: LoadedPipeline,
+  params: ParamValues,
+  prices: PriceTable,
+  prepare: Prepare,
+): CallFactory {
   const pg = p.paginate;
   const maxPages = pg ? Math.max(1, renderNumber(pg.maxPages, params, 1)) : 1;
   const start = pg ? (pg.start ?? (pg.style === "offset" ? 0 : 1)) : 0;
 
-  const make = (body: Record<string, unknown>, input: string | undefined, items: number, pageIndex: number, fetched: number): PlannedCall => {
+  const make = (
+    body: Record<string, unknown>,
+    input: string | undefined,
+    items: number,
+    pageIndex: number,
+    fetched: number,
+  ): PlannedCall => {
     const prepared = prepare(p.skill, body);
     return {
       skill: p.skill,
@@ -74,7 +85,8 @@ export function callFactory(p: LoadedPipeline, params: ParamValues, prices: Pric
     };
   };
 
-  const withPage = (body: Record<string, unknown>) => (pg ? { ...body, [pg.member]: pg.style === "offset" ? String(start) : start } : body);
+  const withPage = (body: Record<string, unknown>) =>
+    pg ? { ...body, [pg.member]: pg.style === "offset" ? String(start) : start } : body;
 
   return {
     maxPages,
@@ -84,7 +96,16 @@ export function callFactory(p: LoadedPipeline, params: ParamValues, prices: Pric
       if (p.batch) {
         const batch = p.batch;
         return packBatches(values, batch.size, batch.maxChars).map((group) =>
-          make(withPage({ ...renderRequest(p.request, { ...params, [name]: group.join(",") }), [batch.member]: group.join(",") }), undefined, group.length, 0, 0),
+          make(
+            withPage({
+              ...renderRequest(p.request, { ...params, [name]: group.join(",") }),
+              [batch.member]: group.join(","),
+            }),
+            undefined,
+            group.length,
+            0,
+            0,
+          ),
         );
       }
       const calls: PlannedCall[] = [];

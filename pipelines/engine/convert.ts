@@ -16,7 +16,8 @@ function validDate(y: number, m: number, d: number): boolean {
 function fromYmd(value: unknown): string | null {
   const s = String(value);
   const m = /^(\d{4})(\d{2})(\d{2})$/.exec(s);
-  if (!m || !validDate(Number(m[1]), Number(m[2]), Number(m[3]))) throw new ConversionError(`"${s}" is not a yyyymmdd date`);
+  if (!m || !validDate(Number(m[1]), Number(m[2]), Number(m[3])))
+    throw new ConversionError(`"${s}" is not a yyyymmdd date`);
   return `${m[1]}-${m[2]}-${m[3]}`;
 }
 
@@ -30,8 +31,12 @@ export function applyTransform(value: unknown, transform: Transform | undefined)
       if (typeof value === "number") return value;
       const cleaned = String(value).replace(/[^0-9.,-]/g, "");
       // "1.234,56" (comma decimals) vs "1,234.56": the last separator is the decimal one.
-      const normal = /,\d{1,2}$/.test(cleaned) && !/\.\d{1,2}$/.test(cleaned) ? cleaned.replace(/\./g, "").replace(",", ".") : cleaned.replace(/,/g, "");
-      if (normal === "" || Number.isNaN(Number(normal))) throw new ConversionError(`"${String(value)}" is not an amount`);
+      const normal =
+        /,\d{1,2}$/.test(cleaned) && !/\.\d{1,2}$/.test(cleaned)
+          ? cleaned.replace(/\./g, "").replace(",", ".")
+          : cleaned.replace(/,/g, "");
+      if (normal === "" || Number.isNaN(Number(normal)))
+        throw new ConversionError(`"${String(value)}" is not an amount`);
       return Number(normal);
     }
     case "percent": {
@@ -43,7 +48,9 @@ export function applyTransform(value: unknown, transform: Transform | undefined)
     case "first":
       return Array.isArray(value) ? (value[0] ?? null) : value;
     case "join":
-      return Array.isArray(value) ? value.map((v) => (v && typeof v === "object" ? nameOf(v) : String(v))).join("; ") : value;
+      return Array.isArray(value)
+        ? value.map((v) => (v && typeof v === "object" ? nameOf(v) : String(v))).join("; ")
+        : value;
     case "name":
       return Array.isArray(value) ? value.map(nameOf) : nameOf(value);
     case "lower":
@@ -66,24 +73,37 @@ export function toColumn(value: unknown, type: ColumnType): unknown {
     case "text":
       return typeof value === "object" ? JSON.stringify(value) : String(value);
     case "integer": {
-      const n = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : Number.NaN;
+      const n =
+        typeof value === "number"
+          ? value
+          : typeof value === "string" && value.trim() !== ""
+            ? Number(value)
+            : Number.NaN;
       if (!Number.isInteger(n)) throw new ConversionError(`${JSON.stringify(value)} is not an integer`);
       return n;
     }
     case "number": {
-      const n = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : Number.NaN;
+      const n =
+        typeof value === "number"
+          ? value
+          : typeof value === "string" && value.trim() !== ""
+            ? Number(value)
+            : Number.NaN;
       if (!Number.isFinite(n)) throw new ConversionError(`${JSON.stringify(value)} is not a number`);
       return n;
     }
     case "boolean":
       if (typeof value === "boolean") return value;
-      if (value === 1 || value === "1" || value === "true" || value === "TRUE" || value === "yes") return true;
-      if (value === 0 || value === "0" || value === "false" || value === "FALSE" || value === "no") return false;
+      if (value === 1 || value === "1" || value === "true" || value === "TRUE" || value === "yes")
+        return true;
+      if (value === 0 || value === "0" || value === "false" || value === "FALSE" || value === "no")
+        return false;
       throw new ConversionError(`${JSON.stringify(value)} is not a boolean`);
     case "date": {
       if (typeof value === "number" || /^\d{8}$/.test(String(value))) return fromYmd(value);
       const m = DATE.exec(String(value));
-      if (!m || !validDate(Number(m[1]), Number(m[2]), Number(m[3]))) throw new ConversionError(`"${String(value)}" is not a date`);
+      if (!m || !validDate(Number(m[1]), Number(m[2]), Number(m[3])))
+        throw new ConversionError(`"${String(value)}" is not a date`);
       return `${m[1]}-${m[2]}-${m[3]}`;
     }
     case "timestamp": {

@@ -4,7 +4,7 @@ import { parse as parseCsv } from "csv-parse/sync";
 import { sql } from "kysely";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
 import { ValidationError } from "../../core/errors.js";
-import type { InputSource } from "../../schema/pipeline.js";
+import { durationMs, type InputSource } from "../../schema/pipeline.js";
 import type { LoadedPipeline } from "./load.js";
 import type { ParamValues } from "./params.js";
 
@@ -37,11 +37,16 @@ export function readFileInput(pipelineFile: string, path: string, column?: strin
   const rel = relative(base, full);
   if (isAbsolute(path) || rel.startsWith("..") || isAbsolute(rel)) {
     throw new ValidationError(`pipeline file ${pipelineFile}`, [
-      { path: ["input", "from", "file"], message: `"${path}" leaves the pipeline's folder; use a path inside it` },
+      {
+        path: ["input", "from", "file"],
+        message: `"${path}" leaves the pipeline's folder; use a path inside it`,
+      },
     ]);
   }
   if (!existsSync(full)) {
-    throw new ValidationError(`pipeline file ${pipelineFile}`, [{ path: ["input", "from", "file"], message: `no file at ${full}` }]);
+    throw new ValidationError(`pipeline file ${pipelineFile}`, [
+      { path: ["input", "from", "file"], message: `no file at ${full}` },
+    ]);
   }
   return readValues(full, column, `pipeline file ${pipelineFile}`);
 }
@@ -50,11 +55,41 @@ export function readFileInput(pipelineFile: string, path: string, column?: strin
 export function readValues(file: string, column: string | undefined, source: string): string[] {
   const text = readFileSync(file, "utf8").replace(/^\uFEFF/, "");
   if (!column) return clean(text.split(/\r?\n/));
-  const rows = parseCsv(text, { columns: true, skip_empty_lines: true, relax_column_count: true }) as Record<string, string>[];
+  const rows = parseCsv(text, { columns: true, skip_empty_lines: true, relax_column_count: true }) as Record<
+    string,
+    string
+  >[];
   if (rows.length && !(column in rows[0]!)) {
     throw new ValidationError(source, [{ path: ["column"], message: `${file} has no column "${column}"` }]);
   }
   return clean(rows.map((r) => r[column]));
+}
+
+function freshSince(p: LoadedPipeline): string {
+  return new Date(Date.now() - durationMs(p.freshness)).toISOString();
+}
+
+/**
+ * A query with `:name` placeholders bound as parameters (never spliced into the text): the
+ * pipeline's params, and `:fresh_since` (now minus the pipeline's freshness, as an ISO timestamp).
+ */
+export function bindSql(query: string, values: Record<string, unknown>) {
+  const parts: string[] = [];
+  const bound: unknown[] = [];
+  let last = 0;
+  for (const m of query.matchAll(/(?<![:\w]):([a-z_][a-z0-9_]*)\b(?!:)/gi)) {
+    const name = m[1]!;
+    if (!(name in values)) continue;
+    parts.push(query.slice(last, m.index));
+    const v = values[name];
+    bound.push(Array.isArray(v) ? v.join(",") : v);
+    last = m.index + m[0].length;
+  }
+  parts.push(query.slice(last));
+  return sql<Record<string, unknown>>(
+    Object.assign([...parts], { raw: parts }) as unknown as TemplateStringsArray,
+    ...bound,
+  );
 }
 
 async function fromSource(p: LoadedPipeline, source: InputSource, ctx: InputContext): Promise<string[]> {
@@ -66,17 +101,25 @@ async function fromSource(p: LoadedPipeline, source: InputSource, ctx: InputCont
   if ("file" in source) return readFileInput(p.file, source.file, source.column);
   if ("sql" in source) {
     try {
-      const r = await sql.raw<Record<string, unknown>>(source.sql).execute(ctx.warehouse.db);
+      const r = await bindSql(source.sql, { fresh_since: freshSince(p), ...ctx.params }).execute(
+        ctx.warehouse.db,
+      );
       return clean(r.rows.map((row) => Object.values(row)[0]));
     } catch (err) {
       throw new ValidationError(`pipeline file ${p.file}`, [
-        { path: ["input", "from", "sql"], message: `the query failed: ${err instanceof Error ? err.message : String(err)}` },
+        {
+          path: ["input", "from", "sql"],
+          message: `the query failed: ${err instanceof Error ? err.message : String(err)}`,
+        },
       ]);
     }
   }
   if (!ctx.sheet) {
     throw new ValidationError(`pipeline file ${p.file}`, [
-      { path: ["input", "from", "sheet"], message: "sheet inputs need Google credentials (GOOGLE_APPLICATION_CREDENTIALS)" },
+      {
+        path: ["input", "from", "sheet"],
+        message: "sheet inputs need Google credentials (GOOGLE_APPLICATION_CREDENTIALS)",
+      },
     ]);
   }
   return clean(await ctx.sheet(source.sheet.spreadsheet, source.sheet.range));

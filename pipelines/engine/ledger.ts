@@ -70,7 +70,11 @@ export async function finishCall(db: Kysely<AnyDB>, id: number, end: CallEnd): P
 }
 
 /** A stored successful response for this request, if one is younger than `freshnessMs`. */
-export async function freshResponse(w: Warehouse, hash: string, freshnessMs: number): Promise<StoredResponse | undefined> {
+export async function freshResponse(
+  w: Warehouse,
+  hash: string,
+  freshnessMs: number,
+): Promise<StoredResponse | undefined> {
   if (freshnessMs <= 0) return undefined;
   const row = await w.db
     .selectFrom("skillsync_responses")
@@ -87,7 +91,15 @@ export async function freshResponse(w: Warehouse, hash: string, freshnessMs: num
 /** Stores a successful response, compressed, keyed by its request hash (the newest wins). */
 export async function storeResponse(
   db: Kysely<AnyDB>,
-  r: { hash: string; skill: string; request: Record<string, unknown>; data: unknown; traceId: string | null; runId: string; receivedAt: string },
+  r: {
+    hash: string;
+    skill: string;
+    request: Record<string, unknown>;
+    data: unknown;
+    traceId: string | null;
+    runId: string;
+    receivedAt: string;
+  },
 ): Promise<void> {
   const values = {
     request_hash: r.hash,
@@ -112,7 +124,12 @@ export async function storeResponse(
     .execute();
 }
 
-export async function isLoaded(w: Warehouse, runId: string, pipeline: string, hash: string): Promise<boolean> {
+export async function isLoaded(
+  w: Warehouse,
+  runId: string,
+  pipeline: string,
+  hash: string,
+): Promise<boolean> {
   const row = await w.db
     .selectFrom("skillsync_loads")
     .select("rows")
@@ -123,7 +140,13 @@ export async function isLoaded(w: Warehouse, runId: string, pipeline: string, ha
   return row !== undefined;
 }
 
-export async function markLoaded(db: Kysely<AnyDB>, runId: string, pipeline: string, hash: string, rows: number): Promise<void> {
+export async function markLoaded(
+  db: Kysely<AnyDB>,
+  runId: string,
+  pipeline: string,
+  hash: string,
+  rows: number,
+): Promise<void> {
   await db
     .insertInto("skillsync_loads")
     .values({ run_id: runId, pipeline, request_hash: hash, rows, loaded_at: now() })

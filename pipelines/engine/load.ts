@@ -1,8 +1,8 @@
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { LineCounter, isNode, parseDocument } from "yaml";
-import { type Issue, ValidationError, fromZodIssues } from "../../core/errors.js";
+import { isNode, LineCounter, parseDocument } from "yaml";
+import { fromZodIssues, type Issue, ValidationError } from "../../core/errors.js";
 import { type PipelineFile, pipelineSchema } from "../../schema/pipeline.js";
 
 export interface LoadedPipeline extends PipelineFile {
@@ -56,7 +56,10 @@ export function parsePipeline(text: string, file: string): LoadedPipeline {
       `pipeline file ${file}`,
       doc.errors.map((e) => {
         const pos = e.linePos?.[0];
-        return { path: [], message: `${pos ? `line ${pos.line}, column ${pos.col}: ` : ""}${e.message.split("\n")[0]}` };
+        return {
+          path: [],
+          message: `${pos ? `line ${pos.line}, column ${pos.col}: ` : ""}${e.message.split("\n")[0]}`,
+        };
       }),
     );
   }

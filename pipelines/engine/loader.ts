@@ -50,7 +50,9 @@ export async function writeRows(
     if (upsert) {
       await insert
         .onConflict((oc) =>
-          oc.columns(def.key).doUpdateSet(Object.fromEntries(updatable.map((c) => [c, sql.ref(`excluded.${c}`)]))),
+          oc
+            .columns(def.key)
+            .doUpdateSet(Object.fromEntries(updatable.map((c) => [c, sql.ref(`excluded.${c}`)]))),
         )
         .execute();
     } else {
@@ -75,7 +77,11 @@ export async function deleteChildren(
     await trx
       .deleteFrom(child.name)
       .where((eb) =>
-        eb.or(part.map((p) => eb.and(parentKey.map((k, i) => eb(k, "=", adapter.bind(p[k], keyTypes[i]!) as never))))),
+        eb.or(
+          part.map((p) =>
+            eb.and(parentKey.map((k, i) => eb(k, "=", adapter.bind(p[k], keyTypes[i]!) as never))),
+          ),
+        ),
       )
       .execute();
   }

@@ -1,6 +1,6 @@
 import type { ColumnType, TableDef } from "../../connectors/warehouse/types.js";
 import type { ChildSpec, ColumnSpec, RecordsSpec } from "../../schema/pipeline.js";
-import { ConversionError, applyTransform, camelCase, toColumn } from "./convert.js";
+import { applyTransform, ConversionError, camelCase, toColumn } from "./convert.js";
 
 export type Row = Record<string, unknown>;
 
@@ -80,7 +80,8 @@ function compileColumn(name: string, spec: ColumnSpec): CompiledColumn {
                   : () => {
                       throw new ConversionError(`unknown context value ${from}`);
                     };
-    return { name, type, get: (r, i, c) => typed(ctxGet(r, i, c)), consumes: undefined };
+    // A record member of the column's own name is the same value seen from the record: not extra.
+    return { name, type, get: (r, i, c) => typed(ctxGet(r, i, c)), consumes: camelCase(name) };
   }
   const top = from.split(".")[0];
   // Members are camelCase by default; a source that already uses the column's own name still maps.
@@ -100,7 +101,12 @@ interface CompiledTable {
   consumed: Set<string>;
 }
 
-function compileTable(name: string, columns: Record<string, ColumnSpec>, extra: string | false, key: string[]): CompiledTable {
+function compileTable(
+  name: string,
+  columns: Record<string, ColumnSpec>,
+  extra: string | false,
+  key: string[],
+): CompiledTable {
   const compiled = Object.entries(columns).map(([n, s]) => compileColumn(n, s));
   const consumed = new Set(compiled.map((c) => c.consumes).filter((c): c is string => c !== undefined));
   const defCols = [
@@ -117,21 +123,22 @@ function rowOf(t: CompiledTable, record: unknown, index: number, ctx: RecordCont
     try {
       row[c.name] = c.get(record, index, ctx);
     } catch (err) {
-      if (err instanceof ConversionError) throw new ConversionError(`column ${t.def.name}.${c.name}: ${err.message}`);
+      if (err instanceof ConversionError)
+        throw new ConversionError(`column ${t.def.name}.${c.name}: ${err.message}`);
       throw err;
     }
   }
   if (t.extra) {
-    let extra: Record<string, unknown> | null = null;
+    const extra: Record<string, unknown> = {};
+    let any = false;
     if (record && typeof record === "object" && !Array.isArray(record)) {
       for (const [k, v] of Object.entries(record)) {
         if (t.consumed.has(k) || skip.has(k) || v === undefined) continue;
-        (extra ??= {})[k] = v;
+        extra[k] = v;
+        any = true;
       }
-    } else if (t.columns.length === 0 || !t.consumed.size) {
-      extra = null;
     }
-    row[t.extra] = extra;
+    row[t.extra] = any ? extra : null;
   }
   row["run_id"] = ctx.runId;
   row["loaded_at"] = ctx.observedAt;
@@ -165,7 +172,10 @@ export function compileMapping(spec: RecordsSpec): CompiledMapping {
     const sources = typeof c.path === "string" ? [{ path: c.path, set: undefined }] : c.path;
     const setCols = [...new Set(sources.flatMap((s) => Object.keys(s.set ?? {})))];
     const t = compileTable(c.table, c.columns, c.extra, []);
-    const keyCols = key.map((k) => ({ name: k, type: parent.def.columns.find((col) => col.name === k)?.type ?? "text" }));
+    const keyCols = key.map((k) => ({
+      name: k,
+      type: parent.def.columns.find((col) => col.name === k)?.type ?? "text",
+    }));
     t.def = {
       name: c.table,
       columns: [
@@ -206,8 +216,13 @@ export function compileMapping(spec: RecordsSpec): CompiledMapping {
                 const child = rowOf(c.table, isScalar ? {} : element, position - 1, ctx, new Set());
                 for (const k of key) child[k] = row[k];
                 child["position"] = position;
-                for (const n of c.setCols) child[n] = source.set?.[n] === undefined ? null : String(source.set[n]);
-                child[c.spec.valueColumn] = isScalar ? (element === null ? null : String(element)) : (child[c.spec.valueColumn] ?? null);
+                for (const n of c.setCols)
+                  child[n] = source.set?.[n] === undefined ? null : String(source.set[n]);
+                child[c.spec.valueColumn] = isScalar
+                  ? element === null
+                    ? null
+                    : String(element)
+                  : (child[c.spec.valueColumn] ?? null);
                 childRows.push([c.table.def.name, child]);
               }
             }

@@ -20,7 +20,9 @@ export function parseParamFlags(flags: string[]): Record<string, string[]> {
       issues.push({ path: [i], message: `"${flag.slice(0, 80)}" is not name=value` });
       return;
     }
-    (out[name] ??= []).push(flag.slice(eq + 1));
+    const list = out[name] ?? [];
+    list.push(flag.slice(eq + 1));
+    out[name] = list;
   });
   if (issues.length) throw new ValidationError("--param", issues);
   return out;
@@ -64,9 +66,12 @@ function convert(raw: ParamValue, def: ParamDef): ParamValue | string {
       if (/^(false|no|0)$/i.test(text)) return false;
       return `"${text.slice(0, 40)}" is not true or false`;
     case "date":
-      return resolveDate(text) ?? `"${text.slice(0, 40)}" is not a date (yyyy-mm-dd, today, yesterday, today-N)`;
+      return (
+        resolveDate(text) ?? `"${text.slice(0, 40)}" is not a date (yyyy-mm-dd, today, yesterday, today-N)`
+      );
     case "string":
-      if (def.enum && !def.enum.includes(text)) return `"${text.slice(0, 40)}" is not one of ${def.enum.join(", ")}`;
+      if (def.enum && !def.enum.includes(text))
+        return `"${text.slice(0, 40)}" is not one of ${def.enum.join(", ")}`;
       return text;
   }
 }
@@ -75,11 +80,16 @@ function convert(raw: ParamValue, def: ParamDef): ParamValue | string {
 function convertTagged(raw: ParamValue, def: ParamDef): { ok: ParamValue } | { error: string } {
   if (def.type === "string") {
     const text = String(raw).trim();
-    if (def.enum && !def.enum.includes(text)) return { error: `"${text.slice(0, 40)}" is not one of ${def.enum.join(", ")}` };
+    if (def.enum && !def.enum.includes(text))
+      return { error: `"${text.slice(0, 40)}" is not one of ${def.enum.join(", ")}` };
     return { ok: text };
   }
   const v = convert(raw, def);
-  return typeof v === "string" && def.type !== "date" ? { error: v } : def.type === "date" && typeof v === "string" && !/^\d{4}-\d{2}-\d{2}$/.test(v) ? { error: v } : { ok: v };
+  return typeof v === "string" && def.type !== "date"
+    ? { error: v }
+    : def.type === "date" && typeof v === "string" && !/^\d{4}-\d{2}-\d{2}$/.test(v)
+      ? { error: v }
+      : { ok: v };
 }
 
 /**
@@ -88,7 +98,7 @@ function convertTagged(raw: ParamValue, def: ParamDef): { ok: ParamValue } | { e
  */
 export function resolveParams(
   defs: Record<string, ParamDef>,
-  given: Record<string, (ParamValue)[]>,
+  given: Record<string, ParamValue[]>,
   source = "--param",
 ): ParamValues {
   const issues: Issue[] = [];
@@ -97,7 +107,10 @@ export function resolveParams(
     const def = defs[name];
     if (!def) {
       const known = Object.keys(defs);
-      issues.push({ path: [name], message: `unknown param; this pipeline takes ${known.length ? known.join(", ") : "none"}` });
+      issues.push({
+        path: [name],
+        message: `unknown param; this pipeline takes ${known.length ? known.join(", ") : "none"}`,
+      });
       continue;
     }
     if (!def.repeatable && values.length > 1) {

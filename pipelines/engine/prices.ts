@@ -1,15 +1,18 @@
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { z } from "zod";
-import { ValidationError, fromZodIssues } from "../../core/errors.js";
-import { type PriceUnit, SLUG_PATTERN, catalog } from "../../schema/catalog.js";
+import { fromZodIssues, ValidationError } from "../../core/errors.js";
+import { catalog, type PriceUnit, SLUG_PATTERN } from "../../schema/catalog.js";
 
 const priceEntry = z.union([
   z.number().min(0),
   z.strictObject({ perCall: z.number().min(0) }),
   z.strictObject({ perItem: z.number().min(0) }),
 ]);
-const priceFileSchema = z.record(z.string().regex(SLUG_PATTERN, { message: "must be an operation slug" }), priceEntry);
+const priceFileSchema = z.record(
+  z.string().regex(SLUG_PATTERN, { message: "must be an operation slug" }),
+  priceEntry,
+);
 
 export type PriceTable = ReadonlyMap<string, PriceUnit>;
 
@@ -29,7 +32,9 @@ export function loadPrices(file?: string): PriceTable {
   try {
     raw = parse(readFileSync(file, "utf8"));
   } catch (err) {
-    throw new ValidationError(`price file ${file}`, [{ path: [], message: err instanceof Error ? err.message.split("\n")[0]! : String(err) }]);
+    throw new ValidationError(`price file ${file}`, [
+      { path: [], message: err instanceof Error ? err.message.split("\n")[0]! : String(err) },
+    ]);
   }
   const parsed = priceFileSchema.safeParse(raw ?? {});
   if (!parsed.success) throw new ValidationError(`price file ${file}`, fromZodIssues(parsed.error.issues));

@@ -1,24 +1,25 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import pLimit from "p-limit";
+import { AccessError, AuthError, SkillApiError } from "../../connectors/skill-api/errors.js";
 import { migrateToLatest } from "../../connectors/warehouse/migrate.js";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
-import { AccessError, AuthError, SkillApiError } from "../../connectors/skill-api/errors.js";
 import { CreditCeilingError, ValidationError } from "../../core/errors.js";
 import { durationMs } from "../../schema/pipeline.js";
 import { type Ceiling, releaseCredits, reserveCredits, warehouseCeilings } from "./budget.js";
 import { type CallFactory, callFactory, type PlannedCall, type Prepare } from "./calls.js";
 import { requestHash } from "./hash.js";
-import { type SheetReader, resolveInput } from "./inputs.js";
+import { resolveInput, type SheetReader } from "./inputs.js";
 import { finishCall, freshResponse, insertCall, isLoaded, storeResponse } from "./ledger.js";
-import type { LoadedPipeline } from "./load.js";
-import { compileMapping, type CompiledMapping } from "./mapping.js";
-import { type ParamValue, type ParamValues, resolveParams } from "./params.js";
-import { loadPrices, type PriceTable } from "./prices.js";
-import { type RunCounters, type RunStatus, type Trigger, finishRun, startRun, updateRun } from "./runs.js";
-import { ensureTable } from "./tables.js";
+import { type LoadedPipeline, listBuiltinPipelines, loadPipeline } from "./load.js";
 import { loadResponse } from "./load-response.js";
 import { dropOtherRuns } from "./loader.js";
+import { type CompiledMapping, compileMapping } from "./mapping.js";
+import { type ParamValue, type ParamValues, resolveParams } from "./params.js";
+import { loadPrices, type PriceTable } from "./prices.js";
+import { finishRun, type RunCounters, type RunStatus, startRun, type Trigger, updateRun } from "./runs.js";
+import { ensureTable } from "./tables.js";
+import { ensureViews } from "./views.js";
 
 /** What the runner needs of the Skill API client. */
 export interface SkillCaller {
@@ -84,16 +85,27 @@ function paramsFor(pipelines: LoadedPipeline[], given: Record<string, ParamValue
     const known = [...new Set(pipelines.flatMap((p) => Object.keys(p.params)))];
     throw new ValidationError(
       "--param",
-      unknown.map((k) => ({ path: [k], message: `no pipeline of this run takes it (they take ${known.join(", ") || "none"})` })),
+      unknown.map((k) => ({
+        path: [k],
+        message: `no pipeline of this run takes it (they take ${known.join(", ") || "none"})`,
+      })),
     );
   }
   return pipelines.map((p) =>
-    resolveParams(p.params, Object.fromEntries(Object.entries(given).filter(([k]) => k in p.params)), `--param for ${p.name}`),
+    resolveParams(
+      p.params,
+      Object.fromEntries(Object.entries(given).filter(([k]) => k in p.params)),
+      `--param for ${p.name}`,
+    ),
   );
 }
 
 /** Creates every table the pipelines write (and the toolkit's own), so plans and SQL inputs can read them. */
-export async function preparePipelines(w: Warehouse, pipelines: LoadedPipeline[], given: Record<string, ParamValue[]>): Promise<Compiled[]> {
+export async function preparePipelines(
+  w: Warehouse,
+  pipelines: LoadedPipeline[],
+  given: Record<string, ParamValue[]>,
+): Promise<Compiled[]> {
   const params = paramsFor(pipelines, given);
   await migrateToLatest(w);
   const compiled = pipelines.map((pipeline, i) => ({
@@ -102,15 +114,35 @@ export async function preparePipelines(w: Warehouse, pipelines: LoadedPipeline[]
     mapping: compileMapping(pipeline.records),
     freshnessMs: durationMs(pipeline.freshness),
   }));
-  for (const c of compiled) {
-    await ensureTable(w, c.mapping.table);
-    for (const child of c.mapping.children) await ensureTable(w, child);
-  }
+  await ensureBuiltinTables(w);
+  for (const c of compiled) await ensurePipelineTables(w, c.pipeline, c.mapping);
+  for (const c of compiled) await ensureViews(w, c.pipeline);
   return compiled;
 }
 
+async function ensurePipelineTables(
+  w: Warehouse,
+  p: LoadedPipeline,
+  mapping = compileMapping(p.records),
+): Promise<void> {
+  await ensureTable(w, mapping.table);
+  for (const child of mapping.children) await ensureTable(w, child);
+}
+
+/**
+ * The built-in pipelines' tables and views exist in every warehouse (after `skillsync migrate` or
+ * any run), so chained SQL inputs and ad-hoc queries never meet a missing table.
+ */
+export async function ensureBuiltinTables(w: Warehouse): Promise<void> {
+  const builtins = listBuiltinPipelines().map((f) => loadPipeline(f));
+  for (const p of builtins) await ensurePipelineTables(w, p);
+  for (const p of builtins) await ensureViews(w, p);
+}
+
 function runKey(pipelines: LoadedPipeline[], params: Record<string, ParamValue[]>): string {
-  const files = pipelines.map((p) => `${p.name}:${createHash("sha256").update(readFileSync(p.file)).digest("hex")}`);
+  const files = pipelines.map(
+    (p) => `${p.name}:${createHash("sha256").update(readFileSync(p.file)).digest("hex")}`,
+  );
   return requestHash("run", { files, params });
 }
 
@@ -135,11 +167,27 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     params: given,
     trigger: o.trigger ?? "manual",
   });
-  const counters: RunCounters = { callsPlanned: 0, callsDone: 0, callsCached: 0, callsFailed: 0, creditsSpent: 0, rowsWritten: 0, rowsRejected: 0 };
+  const counters: RunCounters = {
+    callsPlanned: 0,
+    callsDone: 0,
+    callsCached: 0,
+    callsFailed: 0,
+    creditsSpent: 0,
+    rowsWritten: 0,
+    rowsRejected: 0,
+  };
   const failures: CallFailure[] = [];
-  const state = { stop: false, stopReason: undefined as string | undefined, authFailure: false, ceiling: false };
+  const state = {
+    stop: false,
+    stopReason: undefined as string | undefined,
+    authFailure: false,
+    ceiling: false,
+  };
   const invocation = `invocation:${runId}:${Date.now()}`;
-  const base: Ceiling[] = [{ scope: invocation, limit: o.maxCredits ?? null, label: "--max-credits" }, ...(await warehouseCeilings(w))];
+  const base: Ceiling[] = [
+    { scope: invocation, limit: o.maxCredits ?? null, label: "--max-credits" },
+    ...(await warehouseCeilings(w)),
+  ];
   const limit = pLimit(Math.max(1, o.concurrency ?? 4));
   const report = (note?: string) => o.reporter?.update({ ...counters }, note);
   const heartbeat = setInterval(() => void updateRun(w, runId, counters).catch(() => {}), 5000);
@@ -196,18 +244,29 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     const calls = factory.initial(values);
     counters.callsPlanned += calls.length;
     report(`${p.name}: ${calls.length} call(s) planned`);
-    const ceilings = p.maxCredits ? [...base, { scope: `${invocation}:${p.name}`, limit: p.maxCredits, label: `maxCredits of pipeline ${p.name}` }] : base;
+    const ceilings = p.maxCredits
+      ? [
+          ...base,
+          {
+            scope: `${invocation}:${p.name}`,
+            limit: p.maxCredits,
+            label: `maxCredits of pipeline ${p.name}`,
+          },
+        ]
+      : base;
     const perPipeline = p.concurrency ? pLimit(p.concurrency) : undefined;
     const pipelineState = { stop: false, failed: 0 };
     const tasks: Promise<void>[] = [];
     const schedule = (call: PlannedCall) => {
       const task = () => execute(c, factory, call, ceilings, pipelineState);
-      tasks.push(limit(() => (perPipeline ? perPipeline(task) : task())).then((next) => {
-        if (next) {
-          counters.callsPlanned++;
-          schedule(next);
-        }
-      }));
+      tasks.push(
+        limit(() => (perPipeline ? perPipeline(task) : task())).then((next) => {
+          if (next) {
+            counters.callsPlanned++;
+            schedule(next);
+          }
+        }),
+      );
     };
     for (const call of calls) schedule(call);
     // Tasks add their next pages while we wait, so wait until no new task appeared.
@@ -288,7 +347,14 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
       });
       counters.callsFailed++;
       ps.failed++;
-      failures.push({ pipeline: p.name, skill: p.skill, requestHash: call.hash, code: err.code, message: err.message, ambiguous });
+      failures.push({
+        pipeline: p.name,
+        skill: p.skill,
+        requestHash: call.hash,
+        code: err.code,
+        message: err.message,
+        ambiguous,
+      });
       if (err instanceof AuthError) {
         state.stop = true;
         state.authFailure = true;
@@ -305,7 +371,15 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     const receivedAt = new Date().toISOString();
     const data = result.data ?? {};
     const finish = async (trx: Parameters<Parameters<typeof loadResponse>[6]>[0]) => {
-      await storeResponse(trx, { hash: call.hash, skill: p.skill, request: call.body, data, traceId: result.traceId, runId, receivedAt });
+      await storeResponse(trx, {
+        hash: call.hash,
+        skill: p.skill,
+        request: call.body,
+        data,
+        traceId: result.traceId,
+        runId,
+        receivedAt,
+      });
       await finishCall(trx, callId, {
         outcome: "succeeded",
         httpStatus: result.status,

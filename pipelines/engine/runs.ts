@@ -57,7 +57,15 @@ export async function startRun(
     if (c.status === "running" && ownerAlive(c)) continue;
     const claimed = await w.db
       .updateTable("skillsync_runs")
-      .set({ status: "running", pid: process.pid, host: hostname(), heartbeat_at: now, finished_at: null, stop_reason: null, error: null })
+      .set({
+        status: "running",
+        pid: process.pid,
+        host: hostname(),
+        heartbeat_at: now,
+        finished_at: null,
+        stop_reason: null,
+        error: null,
+      })
       .where("id", "=", c.id)
       .where("status", "=", c.status)
       .executeTakeFirst();

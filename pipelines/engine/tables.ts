@@ -35,15 +35,24 @@ export async function ensureTable(w: Warehouse, def: TableDef): Promise<void> {
       await create.execute();
     } else {
       for (const c of def.columns.filter((col) => !have.has(col.name))) {
-        await w.db.schema.alterTable(def.name).addColumn(c.name, sql.raw(w.adapter.sqlType(c.type))).execute();
+        await w.db.schema
+          .alterTable(def.name)
+          .addColumn(c.name, sql.raw(w.adapter.sqlType(c.type)))
+          .execute();
       }
     }
   } catch (err) {
     if (!isRace(err)) throw err;
   }
   const indexes: [string, string[], boolean][] = [];
-  if (def.key.length) indexes.push([def.unique === false ? `${def.name}_key_idx` : `${def.name}_key`, def.key, def.unique !== false]);
-  for (const cols of def.indexes ?? []) indexes.push([`${def.name}_${cols.join("_")}_idx`.slice(0, 63), cols, false]);
+  if (def.key.length)
+    indexes.push([
+      def.unique === false ? `${def.name}_key_idx` : `${def.name}_key`,
+      def.key,
+      def.unique !== false,
+    ]);
+  for (const cols of def.indexes ?? [])
+    indexes.push([`${def.name}_${cols.join("_")}_idx`.slice(0, 63), cols, false]);
   for (const [name, cols, unique] of indexes) {
     try {
       let idx = w.db.schema.createIndex(name).ifNotExists().on(def.name).columns(cols);
@@ -65,6 +74,8 @@ export async function listTables(w: Warehouse): Promise<string[]> {
   }
   const r = await sql<{ name: string }>`
     select table_name as name from information_schema.tables
-    where table_schema = current_schema() and table_name not like 'kysely_%' order by table_name`.execute(w.db);
+    where table_schema = current_schema() and table_name not like 'kysely_%' order by table_name`.execute(
+    w.db,
+  );
   return r.rows.map((x) => x.name);
 }
