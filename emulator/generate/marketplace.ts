@@ -26,8 +26,8 @@ export function marketplaceTotal(keyword: string): number {
 
 /**
  * One result page for a keyword. Products come from (keyword, rank), so a product keeps its
- * attributes whichever page shows it; about half the pages show a sponsored copy of an organic
- * product of the same page in one of the first two slots, as real marketplaces do.
+ * attributes whichever page shows it. Page 1 and about half the other pages show a sponsored
+ * copy of an organic product of the same page in one of the first two slots, as marketplaces do.
  *
  * @example marketplaceSearch({ keyword: "desk lamp", page: 1 }).products.length // 20
  */
@@ -41,7 +41,7 @@ export function marketplaceSearch(body: { keyword: string; page?: number | undef
   const products: Record<string, unknown>[] = [];
   for (let i = 0; i < count; i++) products.push(product(seed, start + i, keyword));
   const pageRng = new Rng(mixSeed(seed, page));
-  if (count >= 5 && pageRng.chance(0.6)) {
+  if (count >= 5 && (page === 1 || pageRng.chance(0.5))) {
     const target = pageRng.int(2, count - 1);
     const slot = pageRng.int(0, 1);
     const organic = { ...products[target], sponsored: false };
