@@ -25,6 +25,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 export function exitCodeOf(err: unknown): number {
-  if (err && typeof err === "object" && "exitCode" in err && typeof err.exitCode === "number") return err.exitCode;
+  if (err && typeof err === "object" && "exitCode" in err && typeof err.exitCode === "number")
+    return err.exitCode;
   return ExitCode.failure;
 }

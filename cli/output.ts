@@ -22,9 +22,14 @@ export function printLine(text: string): void {
 /** Prints rows as an aligned text table. */
 export function printTable(rows: Record<string, unknown>[], columns?: string[]): void {
   const cols = columns ?? [...new Set(rows.flatMap((r) => Object.keys(r)))];
-  const cell = (v: unknown) => (v === null || v === undefined ? "" : typeof v === "object" ? JSON.stringify(v) : String(v));
+  const cell = (v: unknown) =>
+    v === null || v === undefined ? "" : typeof v === "object" ? JSON.stringify(v) : String(v);
   const widths = cols.map((c) => Math.min(60, Math.max(c.length, ...rows.map((r) => cell(r[c]).length))));
-  const fmt = (vals: string[]) => vals.map((v, i) => v.slice(0, widths[i]).padEnd(widths[i] ?? 0)).join("  ").trimEnd();
+  const fmt = (vals: string[]) =>
+    vals
+      .map((v, i) => v.slice(0, widths[i]).padEnd(widths[i] ?? 0))
+      .join("  ")
+      .trimEnd();
   printLine(fmt(cols));
   printLine(fmt(widths.map((w) => "-".repeat(w))));
   for (const r of rows) printLine(fmt(cols.map((c) => cell(r[c]))));

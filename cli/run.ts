@@ -1,3 +1,9 @@
 import { main } from "./main.js";
 
+// `skillsync tables | head` closes our stdout early: that is the reader's choice, not an error.
+process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+  if (err.code === "EPIPE") process.exit(typeof process.exitCode === "number" ? process.exitCode : 0);
+  throw err;
+});
+
 process.exitCode = await main(process.argv.slice(2));

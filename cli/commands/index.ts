@@ -1,11 +1,23 @@
 import type { Command } from "commander";
+import { registerBudgetCommand } from "./budget.js";
 import { registerCallCommand } from "./call.js";
+import { registerDemoCommand } from "./demo.js";
 import { registerEmulatorCommand } from "./emulator.js";
+import { registerPipelinesCommand } from "./pipelines.js";
+import { registerRunCommands } from "./run.js";
+import { registerRunsCommand } from "./runs.js";
 import { registerToolsCommand } from "./tools.js";
+import { registerWarehouseCommands } from "./warehouse.js";
 
 /** Each command lives in its own file and registers itself on the program here. */
 export function registerCommands(program: Command): void {
   registerCallCommand(program);
   registerEmulatorCommand(program);
   registerToolsCommand(program);
+  registerRunCommands(program);
+  registerRunsCommand(program);
+  registerWarehouseCommands(program);
+  registerBudgetCommand(program);
+  registerPipelinesCommand(program);
+  registerDemoCommand(program);
 }

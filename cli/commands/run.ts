@@ -1,0 +1,146 @@
+import type { Command } from "commander";
+import { SkillClient } from "../../connectors/skill-api/client.js";
+import { ExitCode } from "../../core/errors.js";
+import { loadPipeline } from "../../pipelines/engine/load.js";
+import { planPipelines } from "../../pipelines/engine/plan.js";
+import { loadPrices } from "../../pipelines/engine/prices.js";
+import { type RunSummary, runPipelines } from "../../pipelines/engine/runner.js";
+import { collect, dbOption, makeClient, numberFlag, paramsFromFlags, withWarehouse } from "../context.js";
+import { printJson, printLine, printTable } from "../output.js";
+import { makeReporter, progressLine } from "../progress.js";
+
+interface RunFlags {
+  db?: string;
+  param?: string[];
+  maxCredits?: string;
+  concurrency?: string;
+  prices?: string;
+  json?: boolean;
+  baseUrl?: string;
+}
+
+function withRunOptions(cmd: Command): Command {
+  return cmd
+    .argument("<pipelines...>", "pipeline files, or names of built-in pipelines (skillsync pipelines)")
+    .option(
+      "--db <url>",
+      "warehouse: a SQLite path, sqlite:PATH or postgres://… (default DATABASE_URL or ./skillsync.db)",
+    )
+    .option(
+      "--param <name=value>",
+      "a pipeline param; repeat to add values; name=@file reads values from a file",
+      collect,
+    )
+    .option("--max-credits <n>", "stop dispatching before this run would spend more credits")
+    .option("--concurrency <n>", "calls in flight at most", "4")
+    .option("--prices <file>", "YAML price table: slug: credits-per-call, or slug: { perItem: n }")
+    .option("--base-url <url>", "Skill API base URL (default SKILL_API_BASE_URL)")
+    .option("--json", "print a machine-readable summary on stdout");
+}
+
+/** Exit code of a finished run: 0 done, 3 ceiling (resumable), 4 key or access refused, 1 failures. */
+export function runExitCode(s: RunSummary): number {
+  if (s.authFailure) return ExitCode.auth;
+  if (s.status === "ceiling") return ExitCode.ceiling;
+  if (s.status === "succeeded") return ExitCode.ok;
+  return ExitCode.failure;
+}
+
+async function runCommand(refs: string[], flags: RunFlags): Promise<void> {
+  // Everything the user typed is checked before the warehouse is opened or anything is sent.
+  const pipelines = refs.map((r) => loadPipeline(r));
+  const params = paramsFromFlags(flags.param);
+  const maxCredits = numberFlag("--max-credits", flags.maxCredits);
+  const concurrency = numberFlag("--concurrency", flags.concurrency, { integer: true, min: 1 });
+  const prices = loadPrices(flags.prices);
+  const client = makeClient(flags.baseUrl);
+  const reporter = makeReporter(flags.json ? "silent" : "auto");
+  const abort = new AbortController();
+  const onSignal = () => {
+    if (abort.signal.aborted) process.exit(ExitCode.failure);
+    process.stderr.write(
+      "\nskillsync: stopping: no new calls; calls in flight finish (Ctrl-C again to quit now)\n",
+    );
+    abort.abort();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  try {
+    const summary = await withWarehouse(dbOption(flags), (warehouse) =>
+      runPipelines({
+        warehouse,
+        client,
+        pipelines,
+        params,
+        maxCredits,
+        concurrency,
+        prices,
+        reporter,
+        signal: abort.signal,
+      }),
+    );
+    reporter.stop();
+    if (flags.json) printJson(summary);
+    else {
+      printLine(`run ${summary.runId}${summary.resumed ? " (resumed)" : ""}: ${summary.status}`);
+      printLine(progressLine(summary.counters));
+      if (summary.stopReason) printLine(`stopped: ${summary.stopReason}`);
+      for (const f of summary.failures.slice(0, 10))
+        printLine(
+          `failed: ${f.pipeline}/${f.skill}: ${f.message}${f.ambiguous ? " (may have been billed)" : ""}`,
+        );
+      if (summary.failures.length > 10)
+        printLine(`… and ${summary.failures.length - 10} more failures (skillsync runs)`);
+      printLine(`tables: ${summary.tables.join(", ")}`);
+    }
+    process.exitCode = runExitCode(summary);
+  } finally {
+    reporter.stop();
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    await client.close();
+  }
+}
+
+async function planCommand(refs: string[], flags: RunFlags): Promise<void> {
+  const pipelines = refs.map((r) => loadPipeline(r));
+  const params = paramsFromFlags(flags.param);
+  const prices = loadPrices(flags.prices);
+  // Planning validates requests but sends nothing, so it needs neither a reachable API nor a key.
+  const client = new SkillClient({
+    baseUrl: flags.baseUrl ?? process.env["SKILL_API_BASE_URL"] ?? "http://plan.invalid",
+    apiKey: process.env["SKILL_API_KEY"] ?? "plan-sends-nothing",
+  });
+  try {
+    const plan = await withWarehouse(dbOption(flags), (warehouse) =>
+      planPipelines({ warehouse, pipelines, params, prices, prepare: client.prepare.bind(client) }),
+    );
+    if (flags.json) return printJson(plan);
+    printTable(
+      plan.pipelines.map((p) => ({
+        pipeline: p.pipeline,
+        skill: p.skill,
+        inputs: p.inputs ?? "-",
+        calls: p.calls,
+        from_store: p.fromStore,
+        more_pages_at_most: p.morePagesAtMost,
+        credits: p.credits,
+        credits_at_most: p.creditsAtMost,
+      })),
+    );
+    printLine(
+      `credits: ${plan.credits} for the first pages, ${plan.creditsAtMost} at most; nothing was sent`,
+    );
+  } finally {
+    await client.close();
+  }
+}
+
+export function registerRunCommands(program: Command): void {
+  withRunOptions(
+    program.command("run").description("run pipelines: call the API and load the tables"),
+  ).action(runCommand);
+  withRunOptions(
+    program.command("plan").description("show the calls and credits a run would need, sending nothing"),
+  ).action(planCommand);
+}

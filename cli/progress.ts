@@ -1,0 +1,59 @@
+import cliProgress from "cli-progress";
+import { redact } from "../core/redact.js";
+import type { RunReporter } from "../pipelines/engine/runner.js";
+import type { RunCounters } from "../pipelines/engine/runs.js";
+
+const fmtCredits = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
+
+function line(c: RunCounters): string {
+  return `calls ${c.callsDone}/${c.callsPlanned} (${c.callsCached} from store) · rows ${c.rowsWritten} · credits ${fmtCredits(c.creditsSpent)} · errors ${c.callsFailed}`;
+}
+
+/**
+ * Progress on stderr: a bar on a terminal, a plain line every few seconds otherwise, nothing with
+ * --json (stdout then carries only the summary).
+ */
+export function makeReporter(mode: "auto" | "silent"): RunReporter & { stop(): void } {
+  if (mode === "silent") return { update() {}, stop() {} };
+  if (process.stderr.isTTY) {
+    const bar = new cliProgress.SingleBar(
+      {
+        stream: process.stderr,
+        format: "{bar} calls {value}/{total} | rows {rows} | credits {credits} | errors {errors}",
+        hideCursor: true,
+        clearOnComplete: false,
+      },
+      cliProgress.Presets.shades_classic,
+    );
+    let started = false;
+    return {
+      update(c, note) {
+        const payload = { rows: c.rowsWritten, credits: fmtCredits(c.creditsSpent), errors: c.callsFailed };
+        if (!started) {
+          bar.start(Math.max(1, c.callsPlanned), c.callsDone, payload);
+          started = true;
+        }
+        bar.setTotal(Math.max(1, c.callsPlanned));
+        bar.update(c.callsDone, payload);
+        if (note) process.stderr.write(`\n${redact(note)}\n`);
+      },
+      stop() {
+        if (started) bar.stop();
+      },
+    };
+  }
+  let last = 0;
+  return {
+    update(c, note) {
+      if (note) process.stderr.write(`${redact(note)}\n`);
+      const now = Date.now();
+      if (now - last >= 2000) {
+        last = now;
+        process.stderr.write(`${line(c)}\n`);
+      }
+    },
+    stop() {},
+  };
+}
+
+export { line as progressLine };
