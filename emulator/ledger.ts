@@ -37,7 +37,9 @@ export type CallStatus =
   | "rate-limited"
   | "server-error"
   | "platform-error"
-  | "too-large";
+  | "too-large"
+  /** The client went away before the answer was sent: the work is abandoned and not billed. */
+  | "client-gone";
 
 export interface LedgerCall {
   seq: number;

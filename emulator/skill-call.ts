@@ -4,6 +4,7 @@ import { getOperation } from "../schema/catalog.js";
 import type { KeyRing } from "./auth.js";
 import { applyDrift, malformedBody } from "./distort.js";
 import type { FaultState } from "./faults.js";
+import { genericOperation } from "./generic.js";
 import { type CallStatus, canonicalJson, type Ledger, sha256Hex } from "./ledger.js";
 import type { ResolvedOptions } from "./options.js";
 import { planCall } from "./plan.js";
@@ -72,19 +73,34 @@ export function handleSkillCall(
   const traceId = state.traces.next();
   const outcome = evaluate(state, req, call, raw, started);
   const httpStatus = outcome.kind === "refuse" ? outcome.httpStatus : outcome.kind === "hang" ? null : 200;
-  state.ledger.record({
+  const entry = {
     ...call,
     credits: outcome.credits,
     status: outcome.status,
     httpStatus,
     ...(outcome.reportId ? { reportId: outcome.reportId } : {}),
+  };
+  // A call is billed when its answer goes out (a hang is billed at once: the work was done). A
+  // client that disconnects during the latency abandons the call, as with a cancelled request.
+  let clientGone = false;
+  res.on("close", () => {
+    if (!res.writableFinished) clientGone = true;
   });
+  const deferCharge = outcome.kind === "answer" || outcome.kind === "malformed";
+  if (!deferCharge) state.ledger.record(entry);
   if (outcome.kind === "hang") {
     state.hanging.add(res);
     res.on("close", () => state.hanging.delete(res));
     return;
   }
   const send = () => {
+    if (deferCharge) {
+      if (clientGone || res.destroyed) {
+        state.ledger.record({ ...entry, credits: 0, status: "client-gone", httpStatus: null });
+        return;
+      }
+      state.ledger.record(entry);
+    }
     if (outcome.kind === "refuse") {
       const body = envelope(outcome.httpStatus, outcome.msg, null, started, traceId);
       sendText(res, outcome.httpStatus, JSON.stringify(body), outcome.headers);
@@ -127,7 +143,7 @@ function evaluate(
   if (req.method !== "POST") return refuse(400, "invalid", `${slug}: use POST with a JSON object body`);
   const auth = state.keys.authenticate(req.headers.authorization);
   if (!auth.ok) return refuse(401, "unauthorized", auth.msg);
-  const op = getOperation(slug);
+  const op = getOperation(slug) ?? genericOperation(slug, state.options.genericSlugs);
   if (!op) return refuse(404, "unknown-operation", `no documented operation with slug "${slug}"`);
   const { account } = auth;
   if (account.deny.has(op.family))
