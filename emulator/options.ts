@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { fromZodIssues, ValidationError } from "../core/errors.js";
+import type { GenericSlugs } from "./generic.js";
 
 /** The key every emulator accepts unless keys are configured; it is public, printed at start. */
 export const DEMO_KEY = "sk-demo-skillsync-local-0000";
@@ -82,6 +83,8 @@ const optionsSchema = faultPatchSchema.extend({
   /** How many of the latest calls the ledger lists (totals stay exact). */
   ledgerLimit: count.min(1).optional(),
   maxBodyBytes: count.min(1024).optional(),
+  /** Serve catalog slugs the contract does not detail with loose synthetic data: true for any, or a list. */
+  genericSlugs: z.union([z.boolean(), z.array(z.string().min(1))]).optional(),
 });
 
 export type EmulatorKey = z.infer<typeof keySchema>;
@@ -101,6 +104,7 @@ export interface ResolvedOptions {
   deniedConnections: Set<number>;
   ledgerLimit: number;
   maxBodyBytes: number;
+  genericSlugs: GenericSlugs;
 }
 
 /** Checks the options and fills the defaults; throws ValidationError naming each bad option. */
@@ -122,6 +126,7 @@ export function resolveOptions(input: EmulatorOptions = {}): ResolvedOptions {
     deniedConnections: new Set(o.deniedConnections ?? []),
     ledgerLimit: o.ledgerLimit ?? 100_000,
     maxBodyBytes: o.maxBodyBytes ?? 1024 * 1024,
+    genericSlugs: Array.isArray(o.genericSlugs) ? new Set(o.genericSlugs) : (o.genericSlugs ?? false),
   };
 }
 

@@ -9,6 +9,7 @@ import {
 import { marketplaceSearch } from "./generate/marketplace.js";
 import { patentIdentifierData } from "./generate/patent-records.js";
 import { patentSearch } from "./generate/patent-search.js";
+import { genericSlugData, isGenericOperation } from "./generic.js";
 import type { Plan, ReportStore } from "./reports.js";
 
 type Body = Record<string, unknown>;
@@ -22,6 +23,7 @@ const IP_RISK: Record<string, (body: Body) => Record<string, unknown>> = {
 
 /** What a validated call of `op` will answer; report calls may be refused (unknown report, denied connection). */
 export function planCall(op: Operation, body: Body, reports: ReportStore): Plan {
+  if (isGenericOperation(op)) return { run: () => ({ data: genericSlugData(op.slug, body) }) };
   switch (op.family) {
     case "advertising":
       return reports.plan(op.slug, body);
