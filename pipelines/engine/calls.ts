@@ -47,6 +47,13 @@ export function packBatches(values: string[], size: number, maxChars: number): s
   return out;
 }
 
+/** `"data:image/png;base64,iVBO…" (1400 characters)`: enough to recognise a value, never a wall of base64. */
+function preview(value: string): string {
+  return value.length <= 60
+    ? JSON.stringify(value)
+    : `${JSON.stringify(`${value.slice(0, 40)}…`)} (${value.length} characters)`;
+}
+
 export interface CallFactory {
   initial(values: string[] | undefined): PlannedCall[];
   /** The next page after `call` answered `data`, or undefined when the pages end. */
@@ -109,19 +116,26 @@ export function callFactory(
         );
       }
       const calls: PlannedCall[] = [];
-      const issues: ValidationError[] = [];
+      const issues: { value: string; error: ValidationError }[] = [];
       for (const v of values) {
         try {
           calls.push(make(withPage(renderRequest(p.request, { ...params, [name]: v })), v, 1, 0, 0));
         } catch (err) {
-          if (err instanceof ValidationError) issues.push(err);
+          if (err instanceof ValidationError) issues.push({ value: v, error: err });
           else throw err;
         }
       }
       if (issues.length) {
         throw new ValidationError(
           `input of pipeline ${p.name}`,
-          issues.flatMap((e) => e.issues.map((i) => ({ ...i, message: `${i.message}` }))),
+          issues.flatMap(({ value, error }) =>
+            error.issues.map((i) => ({
+              ...i,
+              // Name the pipeline's input and the member it fills; a long value (a data: URI) is shortened.
+              path: [name],
+              message: `${preview(value)} → request member ${i.path.join(".") || "(body)"}: ${i.message}`,
+            })),
+          ),
         );
       }
       return calls;

@@ -30,13 +30,15 @@ export async function loadResponse(
     runId,
     skill: pipeline.skill,
   });
+  // Columns the data brings are added before the transaction: DDL racing inside one would abort it.
+  const tables = mapping.infer ? await mapping.infer.apply(w, n) : mapping;
   let rows = 0;
   await w.db.transaction().execute(async (trx) => {
     await also(trx);
     const parents = n.rows.get(mapping.table.name) ?? [];
-    rows += await writeRows(trx, w.adapter, mapping.table, parents, mapping.mode);
-    for (const child of mapping.children) {
-      if (mapping.mode === "merge") await deleteChildren(trx, child, mapping.table.key, parents, w.adapter);
+    rows += await writeRows(trx, w.adapter, tables.table, parents, mapping.mode);
+    for (const child of tables.children) {
+      if (mapping.mode === "merge") await deleteChildren(trx, child, tables.table.key, parents, w.adapter);
       rows += await writeRows(trx, w.adapter, child, n.rows.get(child.name) ?? [], mapping.mode);
     }
     await insertRejects(trx, runId, pipeline.name, call.hash, n.rejects);

@@ -50,22 +50,28 @@ export function loadPipeline(ref: string): LoadedPipeline {
 
 export function parsePipeline(text: string, file: string): LoadedPipeline {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
     throw new ValidationError(
       `pipeline file ${file}`,
-      doc.errors.map((e) => {
-        const pos = e.linePos?.[0];
-        return {
-          path: [],
-          message: `${pos ? `line ${pos.line}, column ${pos.col}: ` : ""}${e.message.split("\n")[0]}`,
-        };
-      }),
+      // With prettyErrors the first line already ends "at line L, column C".
+      doc.errors.map((e) => ({
+        path: [],
+        message: (e.message.split("\n")[0] ?? e.message).replace(/:$/, ""),
+      })),
     );
   }
   const parsed = pipelineSchema.safeParse(doc.toJS({ maxAliasCount: 50 }));
   if (!parsed.success) {
-    const issues: Issue[] = fromZodIssues(parsed.error.issues).map((issue) => {
+    const issues: Issue[] = fromZodIssues(parsed.error.issues).map((raw) => {
+      // zod says only "Invalid key in record" for a bad table/column name; say what a name must be.
+      const issue =
+        raw.code === "invalid_key"
+          ? {
+              ...raw,
+              message: `"${String(raw.path.at(-1))}" is not a valid name: use snake_case (a-z, 0-9, _)`,
+            }
+          : raw;
       const node = doc.getIn(issue.path, true);
       const offset = isNode(node) && node.range ? node.range[0] : undefined;
       const line = offset === undefined ? undefined : lineCounter.linePos(offset).line;

@@ -1,6 +1,7 @@
 import type { ColumnType, TableDef } from "../../connectors/warehouse/types.js";
 import type { ChildSpec, ColumnSpec, RecordsSpec } from "../../schema/pipeline.js";
 import { applyTransform, ConversionError, camelCase, toColumn } from "./convert.js";
+import { type ColumnInference, createInference, declareKeyColumns, INFER_STAGING } from "./infer.js";
 
 export type Row = Record<string, unknown>;
 
@@ -149,6 +150,8 @@ export interface CompiledMapping {
   table: TableDef;
   children: TableDef[];
   mode: RecordsSpec["mode"];
+  /** With `inferColumns`: adds the columns the data brings and gives the tables to write. */
+  infer: ColumnInference | undefined;
   /** Records of one response → typed rows per table; records that cannot be typed are rejected, not fatal. */
   normalise(data: unknown, ctx: RecordContext): Normalised;
 }
@@ -165,13 +168,20 @@ function asList(v: unknown): unknown[] {
  * const m = compileMapping({ path: "products", table: "t", key: ["asin"], columns: { asin: "text" }, ... });
  * m.normalise(data, ctx).rows.get("t");
  */
-export function compileMapping(spec: RecordsSpec): CompiledMapping {
+export function compileMapping(declared: RecordsSpec): CompiledMapping {
+  const spec = declared.inferColumns ? declareKeyColumns(declared) : declared;
+  // Inference reads unconsumed members from the extra JSON; with `extra: false` they stage unwritten.
+  const staging = (extra: string | false) => (spec.inferColumns && extra === false ? INFER_STAGING : extra);
+  const visible = (def: TableDef): TableDef => ({
+    ...def,
+    columns: def.columns.filter((c) => c.name !== INFER_STAGING),
+  });
   const key = spec.key ?? [];
-  const parent = compileTable(spec.table, spec.columns, spec.extra, key);
+  const parent = compileTable(spec.table, spec.columns, staging(spec.extra), key);
   const childParts = spec.children.map((c: ChildSpec) => {
     const sources = typeof c.path === "string" ? [{ path: c.path, set: undefined }] : c.path;
     const setCols = [...new Set(sources.flatMap((s) => Object.keys(s.set ?? {})))];
-    const t = compileTable(c.table, c.columns, c.extra, []);
+    const t = compileTable(c.table, c.columns, staging(c.extra), []);
     const keyCols = key.map((k) => ({
       name: k,
       type: parent.def.columns.find((col) => col.name === k)?.type ?? "text",
@@ -193,10 +203,18 @@ export function compileMapping(spec: RecordsSpec): CompiledMapping {
   });
   const childTops = new Set(childParts.flatMap((c) => c.sources.map((s) => s.path.split(".")[0] ?? s.path)));
 
+  const table = visible({ ...parent.def, unique: spec.mode !== "append", indexes: spec.indexes ?? [] });
+  const children = childParts.map((c) => visible(c.table.def));
   return {
-    table: { ...parent.def, unique: spec.mode !== "append", indexes: spec.indexes ?? [] },
-    children: childParts.map((c) => c.table.def),
+    table,
+    children,
     mode: spec.mode,
+    infer: spec.inferColumns
+      ? createInference([
+          { def: table, staging: parent.extra as string },
+          ...childParts.map((c, i) => ({ def: children[i]!, staging: c.table.extra as string })),
+        ])
+      : undefined,
     normalise(data, ctx) {
       const rows = new Map<string, Row[]>([[parent.def.name, []]]);
       for (const c of childParts) rows.set(c.table.def.name, []);

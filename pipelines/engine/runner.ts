@@ -17,6 +17,7 @@ import { dropOtherRuns } from "./loader.js";
 import { type CompiledMapping, compileMapping } from "./mapping.js";
 import { type ParamValue, type ParamValues, resolveParams } from "./params.js";
 import { loadPrices, type PriceTable } from "./prices.js";
+import { runReportCalls } from "./reports/index.js";
 import { finishRun, type RunCounters, type RunStatus, startRun, type Trigger, updateRun } from "./runs.js";
 import { ensureTable } from "./tables.js";
 import { ensureViews } from "./views.js";
@@ -254,6 +255,10 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
           },
         ]
       : base;
+    if (p.report) {
+      const run = { runId, prices, counters, failures, state, report, signal: o.signal, calls, ceilings };
+      return runReportCalls({ ...run, ...c, warehouse: w, client: o.client });
+    }
     const perPipeline = p.concurrency ? pLimit(p.concurrency) : undefined;
     const pipelineState = { stop: false, failed: 0 };
     const tasks: Promise<void>[] = [];

@@ -1,0 +1,113 @@
+import type { ColumnType, TableDef } from "../../../connectors/warehouse/types.js";
+import { ValidationError } from "../../../core/errors.js";
+import type { ColumnSpec, RecordsSpec } from "../../../schema/pipeline.js";
+import { type CompiledMapping, compileMapping } from "../mapping.js";
+import type { CsvRecord } from "./csv.js";
+import { inferColumns, numericCell, typedCell } from "./infer.js";
+
+/** The toolkit's columns on every report row; the default key of a report table. */
+export const REPORT_KEY = ["report_id", "report_part", "report_row"];
+
+const META: Record<string, ColumnSpec> = {
+  report_id: { from: "__report_id", type: "text" },
+  report_part: { from: "__report_part", type: "integer" },
+  report_row: { from: "__report_row", type: "integer" },
+};
+
+export interface CsvTable {
+  mapping: CompiledMapping;
+  /** The table as written: declared, inferred and meta columns, the key. */
+  def: TableDef;
+  /** Prepares a CSV record for the mapping: typed columns' cells cleaned (`12.5%` → `12.5`). */
+  clean(record: CsvRecord): Record<string, unknown>;
+}
+
+/** Checks what a report pipeline's `records` can be (once, before anything is sent). */
+export function checkReportRecords(records: RecordsSpec, file: string): void {
+  const issues = [];
+  if (records.path !== ".") {
+    issues.push({
+      path: ["records", "path"],
+      message: 'must be "." for a report: the CSV rows are the records',
+    });
+  }
+  if (records.children.length) {
+    issues.push({ path: ["records", "children"], message: "a report's CSV rows are flat: no child tables" });
+  }
+  if (issues.length) throw new ValidationError(`pipeline file ${file}`, issues);
+}
+
+/**
+ * How a CSV part becomes rows. Declared `columns` name snake_case header columns (`from` may
+ * give the header's own text, or `$request.x`, `$param.x`, `$observedAt`); their types win.
+ * Header columns nobody declared are kept: as their own columns when `inferColumns` is on (typed
+ * as the table already has them, else from the first batch's cells), otherwise in `extra` JSON.
+ *
+ * @example
+ * const t = planCsvTable(records, ["Date", "Clicks"], ["date", "clicks"], sample, new Map());
+ * t.mapping.normalise(sample.map(t.clean), ctx);
+ */
+export function planCsvTable(
+  records: RecordsSpec,
+  header: string[],
+  columns: string[],
+  sample: CsvRecord[],
+  existing: ReadonlyMap<string, ColumnType>,
+): CsvTable {
+  const byHeader = new Map(header.map((h, i) => [h, columns[i]!]));
+  const declared: Record<string, ColumnSpec> = {};
+  const cleaners = new Map<string, (cell: string | null) => unknown>();
+  const cleanerFor = (type: ColumnType) =>
+    type === "integer" || type === "number"
+      ? numericCell
+      : type === "text" || type === "json"
+        ? undefined
+        : typedCell;
+
+  for (const [name, spec] of Object.entries(records.columns)) {
+    const s = typeof spec === "string" ? { type: spec } : spec;
+    if ("value" in s && s.value !== undefined) {
+      declared[name] = spec;
+      continue;
+    }
+    const from = "from" in s && s.from !== undefined ? (byHeader.get(s.from) ?? s.from) : name;
+    declared[name] = { ...s, from, type: s.type ?? "text" };
+    const clean = cleanerFor(s.type ?? "text");
+    if (clean && !from.startsWith("$") && !cleaners.has(from)) cleaners.set(from, clean);
+  }
+  const used = new Set(Object.values(declared).map((s) => (typeof s === "string" ? "" : (s.from ?? ""))));
+  const unknown = columns.filter((c) => !used.has(c));
+  const inferred: Record<string, ColumnSpec> = {};
+  if (records.inferColumns) {
+    const guesses = inferColumns(
+      unknown.filter((c) => !existing.has(c)),
+      sample,
+    );
+    for (const c of unknown) {
+      if (c in declared || c in META) continue;
+      const type = existing.get(c) ?? guesses.get(c) ?? "text";
+      inferred[c] = { from: c, type };
+      const clean = cleanerFor(type);
+      if (clean) cleaners.set(c, clean);
+    }
+  }
+  const key = records.key ?? REPORT_KEY;
+  const mapping = compileMapping({
+    ...records,
+    path: ".",
+    key: records.key,
+    columns: { ...declared, ...inferred, ...META },
+    children: [],
+  });
+  const def: TableDef = { ...mapping.table, key };
+  const cleanList = [...cleaners];
+  return {
+    mapping,
+    def,
+    clean(record) {
+      const out: Record<string, unknown> = { ...record };
+      for (const [col, fn] of cleanList) if (col in out) out[col] = fn(record[col] ?? null);
+      return out;
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import pLimit from "p-limit";
+import type { PlannedCall } from "../calls.js";
+import type { JobContext, ReportRunContext } from "./context.js";
+import { openJob } from "./create.js";
+import { checkReportRecords } from "./csv-table.js";
+import { downloadParts } from "./download.js";
+import type { ReportJob } from "./jobs.js";
+import { pollUntilReady } from "./poll-job.js";
+
+export type { ReportRunContext, RunState } from "./context.js";
+
+/**
+ * Runs a report pipeline's create calls (one per input value; usually one): each report is
+ * created once (or an unfinished job of the same request resumed), polled with backoff until its
+ * parts are listed, and each part downloaded once and loaded in one transaction.
+ *
+ * @example
+ * // in the runner: if (p.report) return runReportCalls({ warehouse, client, pipeline: p, calls, ... });
+ */
+export async function runReportCalls(ctx: ReportRunContext): Promise<void> {
+  const { calls, ...rest } = ctx;
+  checkReportRecords(ctx.pipeline.records, ctx.pipeline.file);
+  const job: JobContext = { ...rest, pipelineStop: { stop: false } };
+  const limit = pLimit(ctx.pipeline.concurrency ?? 4);
+  await Promise.all(calls.map((call) => limit(() => runReportJob(job, call))));
+}
+
+/** One report from wherever its job stands: create or resume, poll, download, load. */
+export async function runReportJob(ctx: JobContext, call: PlannedCall, existing?: ReportJob): Promise<void> {
+  let job = existing ?? (await openJob(ctx, call));
+  if (!job) return;
+  if (job.status === "pending" || job.status === "timeout") {
+    job = await pollUntilReady(ctx, job);
+    if (!job) return;
+  }
+  if (job.status === "downloading") await downloadParts(ctx, job, call);
+}

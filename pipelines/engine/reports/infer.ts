@@ -1,0 +1,99 @@
+import { sql } from "kysely";
+import type { Warehouse } from "../../../connectors/warehouse/open.js";
+import type { ColumnType } from "../../../connectors/warehouse/types.js";
+import type { CsvRecord } from "./csv.js";
+
+/** Cells that mean "no value" in a typed (non-text) column. */
+const NULL_TOKENS = new Set(["-", "--", "n/a", "na", "null", "none", "nan"]);
+const NUMBER = /^[-+]?\d+(\.\d+)?([eE][-+]?\d+)?$/;
+const INTEGER = /^[-+]?\d+$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+
+/**
+ * A CSV cell as a numeric column reads it: `12.5%` → `12.5`, `1,234.50` → `1234.50`, `$3.20` →
+ * `3.20`, null tokens → null. Anything else is returned as it is and fails typing with a reason.
+ *
+ * @example numericCell("12.5%") // "12.5"
+ */
+export function numericCell(cell: string | null): string | null {
+  if (cell === null) return null;
+  const t = cell.trim();
+  if (t === "" || NULL_TOKENS.has(t.toLowerCase())) return null;
+  let s = t.replace(/^([-+]?)[$€£¥]\s?/, "$1").replace(/\s?%$/, "");
+  if (/^[-+]?\d{1,3}(,\d{3})+(\.\d+)?$/.test(s)) s = s.replace(/,/g, "");
+  return s;
+}
+
+/** A CSV cell for a date, timestamp or boolean column: trimmed, null tokens → null. */
+export function typedCell(cell: string | null): string | null {
+  if (cell === null) return null;
+  const t = cell.trim();
+  return t === "" || NULL_TOKENS.has(t.toLowerCase()) ? null : t;
+}
+
+/**
+ * The type of a column nobody declared, from sample cells: integer, number (decimals and
+ * percentages), date, timestamp, else text. A column with no values yet is text.
+ *
+ * @example inferType(["12.5%", "7%", null]) // "number"
+ */
+export function inferType(cells: (string | null)[]): ColumnType {
+  let seen = 0;
+  let integer = true;
+  let number = true;
+  let date = true;
+  let timestamp = true;
+  for (const cell of cells) {
+    const raw = typedCell(cell);
+    if (raw === null) continue;
+    seen++;
+    const n = numericCell(raw);
+    if (n === null || !NUMBER.test(n)) number = integer = false;
+    else if (!INTEGER.test(n) || raw.endsWith("%")) integer = false;
+    if (!DATE.test(raw)) date = false;
+    if (!TIMESTAMP.test(raw)) timestamp = false;
+    if (!number && !date && !timestamp) return "text";
+  }
+  if (seen === 0) return "text";
+  return integer ? "integer" : number ? "number" : date ? "date" : timestamp ? "timestamp" : "text";
+}
+
+/** Types of sample columns, from the records of a first batch. */
+export function inferColumns(names: string[], rows: CsvRecord[]): Map<string, ColumnType> {
+  return new Map(names.map((n) => [n, inferType(rows.map((r) => r[n] ?? null))]));
+}
+
+const SQLITE: Record<string, ColumnType> = { integer: "integer", real: "number", text: "text" };
+const PG: Record<string, ColumnType> = {
+  bigint: "integer",
+  integer: "integer",
+  smallint: "integer",
+  "double precision": "number",
+  real: "number",
+  numeric: "number",
+  date: "date",
+  "timestamp with time zone": "timestamp",
+  "timestamp without time zone": "timestamp",
+  jsonb: "json",
+  json: "json",
+  boolean: "boolean",
+};
+
+/**
+ * The columns a table already has and their types, so a column inferred by an earlier report
+ * keeps its type (SQLite stores dates and JSON as text: they read back as text, which loads the same).
+ */
+export async function tableColumnTypes(w: Warehouse, table: string): Promise<Map<string, ColumnType>> {
+  if (w.adapter.dialect === "sqlite") {
+    const r = await sql<{
+      name: string;
+      type: string;
+    }>`select name, type from pragma_table_info(${table})`.execute(w.db);
+    return new Map(r.rows.map((c) => [c.name, SQLITE[c.type.toLowerCase()] ?? "text"]));
+  }
+  const r = await sql<{ column_name: string; data_type: string }>`
+    select column_name, data_type from information_schema.columns
+    where table_name = ${table} and table_schema = current_schema()`.execute(w.db);
+  return new Map(r.rows.map((c) => [c.column_name, PG[c.data_type] ?? "text"]));
+}

@@ -1,0 +1,107 @@
+import type { Kysely } from "kysely";
+import type { AnyDB, Warehouse } from "../../../connectors/warehouse/open.js";
+import { insertRejects, markLoaded } from "../ledger.js";
+import type { LoadedPipeline } from "../load.js";
+import { writeRows } from "../loader.js";
+import type { RecordContext } from "../mapping.js";
+import { ensureTable } from "../tables.js";
+import { type CsvBatch, readCsv } from "./csv.js";
+import { planCsvTable } from "./csv-table.js";
+import { tableColumnTypes } from "./infer.js";
+import { getJob, updateJob } from "./jobs.js";
+
+/** Rows written per INSERT statement batch; all batches of a part share one transaction. */
+export const LOAD_BATCH_ROWS = 1000;
+
+export interface PartToLoad {
+  warehouse: Warehouse;
+  pipeline: LoadedPipeline;
+  jobId: number;
+  reportId: string;
+  /** 0-based. */
+  part: number;
+  content: string;
+  /** The download call's identity, for load markers and rejects. */
+  requestHash: string;
+  context: RecordContext;
+}
+
+export interface PartLoaded {
+  rows: number;
+  rejected: number;
+  /** The part was already loaded (by an earlier run or another process): nothing written. */
+  skipped: boolean;
+}
+
+/**
+ * Loads one CSV part: the header decides the columns (new ones added before the transaction),
+ * then every row, in INSERT batches, together with the part's done mark, in ONE transaction. A
+ * crash leaves the part either fully loaded and marked, or not at all.
+ *
+ * @example const r = await loadPart({ warehouse, pipeline, jobId: 1, reportId: "rpt-1", part: 0, content, requestHash, context });
+ */
+export async function loadPart(p: PartToLoad): Promise<PartLoaded> {
+  const w = p.warehouse;
+  const batches = readCsv(p.content, LOAD_BATCH_ROWS);
+  const first = await batches.next();
+  const records = p.pipeline.records;
+  const table = first.done
+    ? undefined
+    : planCsvTable(
+        records,
+        first.value.header,
+        first.value.columns,
+        first.value.rows,
+        await tableColumnTypes(w, records.table),
+      );
+  // DDL outside the row transaction: SQLite has one connection, and new columns are additive anyway.
+  if (table) await ensureTable(w, table.def);
+
+  let rows = 0;
+  let rejected = 0;
+  const skipped = await w.db.transaction().execute(async (trx) => {
+    const job = await getJob(trx, p.jobId, true);
+    if (!job || job.partsLoaded.includes(p.part)) return true;
+    const write = async (b: CsvBatch) => {
+      if (!table) return;
+      const input = b.rows.map((r, i) => ({
+        ...table.clean(r),
+        __report_id: p.reportId,
+        __report_part: p.part + 1,
+        __report_row: b.rowNumbers[i],
+      }));
+      const n = table.mapping.normalise(input, p.context);
+      rows += await writeRows(
+        trx,
+        w.adapter,
+        table.def,
+        n.rows.get(table.def.name) ?? [],
+        table.mapping.mode,
+      );
+      const rejects = [
+        ...n.rejects,
+        ...b.malformed.map((m) => ({ table: table.def.name, reason: m.reason, record: m.cells })),
+      ];
+      rejected += rejects.length;
+      await insertRejects(trx, p.context.runId, p.pipeline.name, p.requestHash, rejects);
+    };
+    if (!first.done) await write(first.value);
+    for await (const b of batches) await write(b);
+    await markPartLoaded(trx, p, job.partsLoaded, job.rowsLoaded + rows, rows);
+    return false;
+  });
+  if (skipped) await batches.return(undefined);
+  return { rows: skipped ? 0 : rows, rejected: skipped ? 0 : rejected, skipped };
+}
+
+async function markPartLoaded(
+  trx: Kysely<AnyDB>,
+  p: PartToLoad,
+  loaded: number[],
+  total: number,
+  rows: number,
+): Promise<void> {
+  const partsLoaded = [...new Set([...loaded, p.part])].sort((a, b) => a - b);
+  await updateJob(trx, p.jobId, { partsLoaded, rowsLoaded: total });
+  await markLoaded(trx, p.context.runId, p.pipeline.name, p.requestHash, rows);
+}

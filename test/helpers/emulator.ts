@@ -1,0 +1,23 @@
+import { afterEach } from "vitest";
+import { SkillClient } from "../../connectors/skill-api/client.js";
+import { DEMO_KEY, type Emulator, type EmulatorOptions, startEmulator } from "../../emulator/index.js";
+
+const open: (() => Promise<void>)[] = [];
+
+afterEach(async () => {
+  for (const close of open.splice(0).reverse()) await close().catch(() => {});
+});
+
+/** The emulator on an ephemeral loopback port and a client for it; both closed after the test. */
+export async function emulatorWithClient(
+  options: EmulatorOptions = {},
+  client: ConstructorParameters<typeof SkillClient>[0] = {},
+): Promise<{ emulator: Emulator; client: SkillClient }> {
+  const emulator = await startEmulator({ port: 0, host: "127.0.0.1", ...options });
+  open.push(() => emulator.stop());
+  const c = new SkillClient({ baseUrl: emulator.url, apiKey: DEMO_KEY, retryBaseDelayMs: 10, ...client });
+  open.push(() => c.close());
+  return { emulator, client: c };
+}
+
+export { DEMO_KEY };

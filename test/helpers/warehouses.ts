@@ -1,0 +1,65 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { afterEach, onTestFailed } from "vitest";
+
+/** The real Postgres server of the machine (CI sets it); without it Postgres tests are skipped, visibly. */
+export const PG_URL = process.env["SKILLSYNC_TEST_POSTGRES_URL"];
+
+let warned = false;
+function warnOnce(): void {
+  if (!PG_URL && !warned) {
+    warned = true;
+    console.warn("SKILLSYNC_TEST_POSTGRES_URL is not set: the Postgres variants of these tests are SKIPPED");
+  }
+}
+
+export type WarehouseKind = "sqlite" | "postgres";
+export const WAREHOUSE_KINDS: WarehouseKind[] = ["sqlite", "postgres"];
+
+/** Whether this kind can run here (for `describe.skipIf`). */
+export function unavailable(kind: WarehouseKind): boolean {
+  warnOnce();
+  return kind === "postgres" && !PG_URL;
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+let keep = false;
+
+afterEach(async () => {
+  const list = cleanups.splice(0);
+  if (keep) {
+    keep = false;
+    return;
+  }
+  for (const c of list) await c().catch(() => {});
+});
+
+/**
+ * A fresh, empty warehouse URL for one test: a SQLite file in a temp folder, or a Postgres schema
+ * of its own. Dropped after the test — kept when the test failed, so it can be inspected.
+ */
+export function freshWarehouseUrl(kind: WarehouseKind): string {
+  onTestFailed(() => {
+    keep = true;
+  });
+  if (kind === "sqlite") {
+    const dir = mkdtempSync(join(tmpdir(), "skillsync-test-"));
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    return join(dir, "warehouse.db");
+  }
+  const schema = `t_${randomBytes(6).toString("hex")}`;
+  cleanups.push(async () => {
+    const c = new pg.Client({ connectionString: PG_URL });
+    await c.connect();
+    try {
+      await c.query(`drop schema if exists "${schema}" cascade`);
+    } finally {
+      await c.end();
+    }
+  });
+  const sep = PG_URL!.includes("?") ? "&" : "?";
+  return `${PG_URL}${sep}schema=${schema}`;
+}
