@@ -1,6 +1,7 @@
 import type { Migration } from "kysely";
 import type { WarehouseAdapter } from "../connectors/warehouse/adapter.js";
 import { toolkitTables } from "./001_toolkit.js";
+import { reportJobs } from "./002_report_jobs.js";
 
 /**
  * The numbered migrations, in order. Names never change once released; new ones are appended.
@@ -9,5 +10,6 @@ import { toolkitTables } from "./001_toolkit.js";
 export function allMigrations(adapter: WarehouseAdapter): Record<string, Migration> {
   return {
     "001_toolkit": toolkitTables(adapter),
+    "002_report_jobs": reportJobs(adapter),
   };
 }

@@ -138,6 +138,21 @@ const duration = z.union([
   z.string().regex(/^\d+(ms|s|m|h|d|w)$/, { message: 'must be a duration such as "30m", "24h", "7d" or 0' }),
 ]);
 
+/** Asynchronous report operations: `skill` creates the report, `status` is polled, `download` fetches each CSV part. */
+export const reportSchema = z.strictObject({
+  status: z.string().regex(SLUG_PATTERN, { message: "must be the status operation's slug" }),
+  download: z.string().regex(SLUG_PATTERN, { message: "must be the download operation's slug" }),
+  /** Backoff between status polls: `initial`, growing by `factor` up to `max`; give up after `timeout` (per run). */
+  poll: z
+    .strictObject({
+      initial: duration.default("2s"),
+      max: duration.default("1m"),
+      factor: z.number().min(1).max(10).default(2),
+      timeout: duration.default("2h"),
+    })
+    .prefault({}),
+});
+
 export const pipelineSchema = z.strictObject({
   name: z.string().regex(SLUG_PATTERN, { message: "must be lowercase words joined by hyphens" }),
   description: z.string().optional(),
@@ -149,6 +164,8 @@ export const pipelineSchema = z.strictObject({
   batch: batchSchema.optional(),
   paginate: paginateSchema.optional(),
   records: recordsSchema,
+  /** Makes `skill` an asynchronous report: create once, poll, download and load each CSV part. */
+  report: reportSchema.optional(),
   /** Reuse a stored response this young instead of paying again (0: always call). */
   freshness: duration.default("24h"),
   /** Credit ceiling for this pipeline within one run. */
@@ -164,6 +181,7 @@ export type RecordsSpec = z.infer<typeof recordsSchema>;
 export type ChildSpec = z.infer<typeof childSchema>;
 export type ColumnSpec = z.infer<typeof columnSpecSchema>;
 export type ParamDef = z.infer<typeof paramDefSchema>;
+export type ReportSpec = z.infer<typeof reportSchema>;
 export type InputSource = z.infer<typeof inputSourceSchema>;
 
 export const DURATION_MS: Record<string, number> = {

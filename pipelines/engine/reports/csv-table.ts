@@ -96,6 +96,8 @@ export function planCsvTable(
     ...records,
     path: ".",
     key: records.key,
+    // CSV columns are inferred here, per part; the JSON inference of the mapping stays off.
+    inferColumns: false,
     columns: { ...declared, ...inferred, ...META },
     children: [],
   });

@@ -224,7 +224,7 @@ export async function runIsBusy(w: Warehouse, runId: string | null, self: string
     .select(["status", "heartbeat_at", "pid", "host"])
     .where("id", "=", runId)
     .executeTakeFirst();
-  if (!run || run.status !== "running") return false;
+  if (run?.status !== "running") return false;
   if (run.host === hostname() && typeof run.pid === "number") {
     try {
       process.kill(run.pid, 0);
