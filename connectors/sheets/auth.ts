@@ -1,0 +1,62 @@
+import { ExitCode, SkillsyncError } from "../../core/errors.js";
+import { registerSecret } from "../../core/redact.js";
+
+export const SHEETS_SCOPE = "https://www.googleapis.com/auth/spreadsheets";
+export const DEFAULT_SHEETS_ROOT_URL = "https://sheets.googleapis.com/";
+
+/** How the connector proves who it is; exactly one source is used. */
+export type SheetsCredentials =
+  /** A service account key file (JSON) downloaded from the Google Cloud console. */
+  | { keyFile: string }
+  /** Application Default Credentials: GOOGLE_APPLICATION_CREDENTIALS, gcloud's login, or the metadata server. */
+  | { adc: true }
+  /** A ready OAuth access token (e.g. `gcloud auth print-access-token`); also what tests use against the fake. */
+  | { accessToken: string };
+
+export interface SheetsEnvConfig {
+  credentials: SheetsCredentials;
+  rootUrl: string;
+}
+
+/**
+ * Reads the Sheets set-up from the environment, or undefined when none is configured:
+ * SKILLSYNC_SHEETS_ACCESS_TOKEN (a token), else GOOGLE_APPLICATION_CREDENTIALS (a key file, read
+ * through ADC); SKILLSYNC_SHEETS_API_URL overrides the API root (a local fake in tests).
+ *
+ * @example sheetsConfigFromEnv({ GOOGLE_APPLICATION_CREDENTIALS: "/keys/sa.json" })
+ * // { credentials: { adc: true }, rootUrl: "https://sheets.googleapis.com/" }
+ */
+export function sheetsConfigFromEnv(env: NodeJS.ProcessEnv = process.env): SheetsEnvConfig | undefined {
+  const rootUrl = env["SKILLSYNC_SHEETS_API_URL"]?.trim() || DEFAULT_SHEETS_ROOT_URL;
+  const token = env["SKILLSYNC_SHEETS_ACCESS_TOKEN"]?.trim();
+  if (token) return { credentials: { accessToken: token }, rootUrl };
+  if (env["GOOGLE_APPLICATION_CREDENTIALS"]?.trim()) return { credentials: { adc: true }, rootUrl };
+  return undefined;
+}
+
+/** The googleapis auth client for some credentials (the library is loaded only when Sheets is used). */
+export async function sheetsAuthClient(credentials: SheetsCredentials): Promise<unknown> {
+  const { auth } = await import("googleapis/build/src/apis/sheets/index.js");
+  if ("accessToken" in credentials) {
+    registerSecret(credentials.accessToken);
+    const client = new auth.OAuth2();
+    // Far-future expiry: the client never tries to refresh (there is no refresh token to use).
+    client.setCredentials({
+      access_token: credentials.accessToken,
+      expiry_date: Date.now() + 10 * 365 * 86_400_000,
+    });
+    return client;
+  }
+  if ("keyFile" in credentials)
+    return new auth.GoogleAuth({ keyFile: credentials.keyFile, scopes: [SHEETS_SCOPE] });
+  return new auth.GoogleAuth({ scopes: [SHEETS_SCOPE] });
+}
+
+/** Sheets needs set-up the user has not done; says what to set. */
+export function notConfiguredError(): SkillsyncError {
+  return new SkillsyncError(
+    "SHEETS_NOT_CONFIGURED",
+    "Google Sheets is not set up: set GOOGLE_APPLICATION_CREDENTIALS to a service account key file (see the README, Google Sheets)",
+    ExitCode.usage,
+  );
+}

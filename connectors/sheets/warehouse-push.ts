@@ -1,0 +1,112 @@
+import { sql } from "kysely";
+import { ValidationError } from "../../core/errors.js";
+import type { LoadedPipeline } from "../../pipelines/engine/load.js";
+import type { ParamValue } from "../../pipelines/engine/params.js";
+import { listTables } from "../../pipelines/engine/tables.js";
+import { renderRequest } from "../../pipelines/engine/template.js";
+import type { Warehouse } from "../warehouse/open.js";
+import { countRows, pipelineColumnTypes, readRows, tableColumns } from "../warehouse/read-table.js";
+import type { ColumnType } from "../warehouse/types.js";
+import type { SheetsConnector } from "./connector.js";
+import type { PushResult, PushTarget } from "./push.js";
+
+export type PushSource =
+  /** A table or view of the warehouse (checked against its real tables). */
+  | { table: string; runId?: string | undefined; types?: Record<string, ColumnType> | undefined }
+  /** The user's own query (CLI only): its columns are those of the first row. */
+  | { sql: string };
+
+/**
+ * Pushes a warehouse table (or a query's rows) to a tab. A table is counted first, so one past the
+ * cell limit is refused before it is read.
+ *
+ * @example
+ * await pushFromWarehouse(sheets, w, { table: "marketplace_search_results" },
+ *   { spreadsheet: "1AbC…", tab: "Results", mode: "replace" });
+ */
+export async function pushFromWarehouse(
+  sheets: SheetsConnector,
+  w: Warehouse,
+  source: PushSource,
+  target: PushTarget,
+): Promise<PushResult> {
+  if ("sql" in source) {
+    const rows = (await sql.raw<Record<string, unknown>>(source.sql).execute(w.db)).rows;
+    const columns = Object.keys(rows[0] ?? {});
+    if (columns.length === 0) {
+      throw new ValidationError("--sql", [
+        { path: [], message: "the query returned no rows, so there is nothing to push" },
+      ]);
+    }
+    return sheets.pushTable(target, {
+      columns,
+      rows: rows.map((r) => columns.map((c) => r[c])),
+      rowCount: rows.length,
+    });
+  }
+  const tables = await listTables(w);
+  if (!tables.includes(source.table)) {
+    throw new ValidationError("--table", [
+      {
+        path: [],
+        message: `no table "${source.table}" in the warehouse (it has: ${tables.slice(0, 20).join(", ") || "none"})`,
+      },
+    ]);
+  }
+  const info = await tableColumns(w, source.table, source.types);
+  const columns = info.map((c) => c.name);
+  const runId = source.runId !== undefined && columns.includes("run_id") ? source.runId : undefined;
+  return sheets.pushTable(target, {
+    columns,
+    types: Object.fromEntries(info.map((c) => [c.name, c.type])),
+    rowCount: await countRows(w, source.table, runId),
+    rows: async () =>
+      (await readRows(w, source.table, { columns, runId })).map((r) => columns.map((c) => r[c])),
+  });
+}
+
+export interface OutputPush {
+  pipeline: string;
+  result?: PushResult;
+  error?: string;
+}
+
+/**
+ * After a run, pushes each pipeline's `sheet:` output: the rows that run loaded into its table.
+ * A failed push is reported per pipeline; the loaded data stays in the warehouse either way.
+ *
+ * @example
+ * const pushes = await pushPipelineOutputs({ warehouse, sheets, pipelines, runId: summary.runId, params });
+ */
+export async function pushPipelineOutputs(o: {
+  warehouse: Warehouse;
+  sheets: SheetsConnector;
+  pipelines: LoadedPipeline[];
+  runId: string;
+  params?: Record<string, ParamValue[]> | undefined;
+}): Promise<OutputPush[]> {
+  const out: OutputPush[] = [];
+  for (const p of o.pipelines) {
+    if (!p.sheet) continue;
+    const vars = Object.fromEntries(
+      Object.entries(o.params ?? {}).map(([k, v]) => [k, v.length === 1 ? v[0] : v]),
+    );
+    const where = renderRequest({ spreadsheet: p.sheet.spreadsheet, tab: p.sheet.tab }, vars);
+    try {
+      if (typeof where["spreadsheet"] !== "string" || typeof where["tab"] !== "string") {
+        throw new Error(`the sheet output of ${p.name} names a param that was not given`);
+      }
+      const table = p.sheet.table ?? p.records.table;
+      const result = await pushFromWarehouse(
+        o.sheets,
+        o.warehouse,
+        { table, runId: o.runId, types: pipelineColumnTypes([p]).get(table) },
+        { spreadsheet: where["spreadsheet"], tab: where["tab"], mode: p.sheet.mode },
+      );
+      out.push({ pipeline: p.name, result });
+    } catch (err) {
+      out.push({ pipeline: p.name, error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  return out;
+}
