@@ -174,6 +174,16 @@ export const pipelineSchema = z.strictObject({
   concurrency: z.number().int().min(1).max(256).optional(),
   /** SQL statements run after a successful load (views over the tables). Only CREATE VIEW statements. */
   views: z.array(z.strictObject({ name: sqlIdentifier, sql: z.string().min(1) })).default([]),
+  /** After a successful run, push the rows it loaded into a Google Sheets tab (`{{param}}` allowed in spreadsheet and tab). */
+  sheet: z
+    .strictObject({
+      spreadsheet: z.string().min(1),
+      tab: z.string().min(1).max(100),
+      mode: z.enum(["replace", "append"]).default("replace"),
+      /** Which table to push (default: records.table); only the rows of the run. */
+      table: sqlIdentifier.optional(),
+    })
+    .optional(),
 });
 
 export type PipelineFile = z.infer<typeof pipelineSchema>;
