@@ -2,6 +2,7 @@ import type { Migration } from "kysely";
 import type { WarehouseAdapter } from "../connectors/warehouse/adapter.js";
 import { toolkitTables } from "./001_toolkit.js";
 import { reportJobs } from "./002_report_jobs.js";
+import { scheduleTables } from "./003_schedules.js";
 
 /**
  * The numbered migrations, in order. Names never change once released; new ones are appended.
@@ -11,5 +12,6 @@ export function allMigrations(adapter: WarehouseAdapter): Record<string, Migrati
   return {
     "001_toolkit": toolkitTables(adapter),
     "002_report_jobs": reportJobs(adapter),
+    "003_schedules": scheduleTables(adapter),
   };
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { COLUMN_TYPES } from "../connectors/warehouse/types.js";
 import { SLUG_PATTERN } from "./catalog.js";
+import { scheduleSchema } from "./schedule.js";
 
 /** Table and column names: plain snake_case identifiers, so no SQL is ever built from free text. */
 export const sqlIdentifier = z
@@ -174,6 +175,8 @@ export const pipelineSchema = z.strictObject({
   concurrency: z.number().int().min(1).max(256).optional(),
   /** SQL statements run after a successful load (views over the tables). Only CREATE VIEW statements. */
   views: z.array(z.strictObject({ name: sqlIdentifier, sql: z.string().min(1) })).default([]),
+  /** When `skillsync schedule` runs this pipeline (cron, time zone, params, failure pause). */
+  schedule: scheduleSchema.optional(),
   /** After a successful run, push the rows it loaded into a Google Sheets tab (`{{param}}` allowed in spreadsheet and tab). */
   sheet: z
     .strictObject({

@@ -6,6 +6,7 @@ import { registerEmulatorCommand } from "./emulator.js";
 import { registerPipelinesCommand } from "./pipelines.js";
 import { registerRunCommands } from "./run.js";
 import { registerRunsCommand } from "./runs.js";
+import { registerScheduleCommand } from "./schedule.js";
 import { registerToolsCommand } from "./tools.js";
 import { registerWarehouseCommands } from "./warehouse.js";
 
@@ -20,4 +21,5 @@ export function registerCommands(program: Command): void {
   registerBudgetCommand(program);
   registerPipelinesCommand(program);
   registerDemoCommand(program);
+  registerScheduleCommand(program);
 }

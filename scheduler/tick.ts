@@ -1,0 +1,140 @@
+import type { Warehouse } from "../connectors/warehouse/open.js";
+import { redact } from "../core/redact.js";
+import type { SheetReader } from "../pipelines/engine/inputs.js";
+import { type ParamValue, resolveDate } from "../pipelines/engine/params.js";
+import type { PriceTable } from "../pipelines/engine/prices.js";
+import { runPipelines, type SkillCaller } from "../pipelines/engine/runner.js";
+import { type ScheduledPipeline, scheduleParams } from "./load.js";
+import {
+  acquireSlot,
+  advanceChecked,
+  beatSlot,
+  claimTick,
+  finishSlot,
+  type Owner,
+  readState,
+  updateTick,
+} from "./state.js";
+import { formatInZone, zonedToday } from "./times.js";
+
+export interface TickContext {
+  warehouse: Warehouse;
+  client: SkillCaller;
+  owner: Owner;
+  /** Aborting stops dispatching new calls of the runs in flight. */
+  signal: AbortSignal;
+  log: (line: string) => void;
+  prices?: PriceTable | undefined;
+  sheet?: SheetReader | undefined;
+}
+
+export type TickOutcome =
+  | { kind: "taken" }
+  | { kind: "skipped"; reason: string }
+  | { kind: "ran"; runId: string | null; status: string; paused: boolean };
+
+const HEARTBEAT_MS = 15_000;
+
+/** Relative dates (`yesterday`, `today-7`) of `type: date` params, resolved for the tick's day in its zone. */
+export function paramsForTick(sp: ScheduledPipeline, tickAt: Date): Record<string, ParamValue[]> {
+  const today = zonedToday(tickAt, sp.schedule.timezone);
+  const given = scheduleParams(sp.schedule);
+  for (const [name, values] of Object.entries(given)) {
+    if (sp.pipeline.params[name]?.type !== "date") continue;
+    given[name] = values.map((v) => resolveDate(String(v), today) ?? v);
+  }
+  return given;
+}
+
+/**
+ * Runs one tick of a scheduled pipeline: claims the tick (once across schedulers), skips it while
+ * the schedule is paused or an earlier tick's run still holds the slot, else runs the pipeline with
+ * trigger `schedule` and records the outcome, counting failures in a row towards the pause.
+ *
+ * @example await runTick(ctx, scheduled, new Date("2025-01-03T06:00:00Z"), "fired");
+ */
+export async function runTick(
+  ctx: TickContext,
+  sp: ScheduledPipeline,
+  tickAt: Date,
+  status: "fired" | "caught-up",
+): Promise<TickOutcome> {
+  const w = ctx.warehouse;
+  const name = sp.pipeline.name;
+  const when = `${name} @ ${formatInZone(tickAt, sp.schedule.timezone)} ${sp.schedule.timezone}`;
+  if (!(await claimTick(w, { pipeline: name, tickAt, status, owner: ctx.owner }))) return { kind: "taken" };
+  await advanceChecked(w, name, tickAt);
+
+  const skip = async (reason: string): Promise<TickOutcome> => {
+    await updateTick(w, name, tickAt, { status: "skipped", note: reason, finished: true });
+    ctx.log(`${when}: skipped: ${reason}`);
+    return { kind: "skipped", reason };
+  };
+  const state = await readState(w, name);
+  if (state?.paused)
+    return skip(`paused (${state.pausedReason ?? "by hand"}); skillsync schedule resume ${name}`);
+  const slot = await acquireSlot(w, name, tickAt, ctx.owner);
+  if (!slot.ok) {
+    const h = slot.holder;
+    return skip(`the run of tick ${h.runningTickAt} is still going (${h.runningHost} pid ${h.runningPid})`);
+  }
+
+  ctx.log(`${when}: ${status === "caught-up" ? "catching up" : "starting"}`);
+  const beat = setInterval(() => void beatSlot(w, name, tickAt).catch(() => {}), HEARTBEAT_MS);
+  beat.unref();
+  let runId: string | null = null;
+  let runStatus: string;
+  let failed: boolean | undefined;
+  let note: string | undefined;
+  try {
+    const s = await runPipelines({
+      warehouse: w,
+      client: ctx.client,
+      pipelines: [sp.pipeline],
+      params: paramsForTick(sp, tickAt),
+      maxCredits: sp.schedule.maxCredits,
+      concurrency: sp.schedule.concurrency,
+      prices: ctx.prices,
+      trigger: "schedule",
+      signal: ctx.signal,
+      sheet: ctx.sheet,
+    });
+    runId = s.runId;
+    runStatus = s.status;
+    failed = s.status === "failed" ? true : s.status === "succeeded" ? false : undefined;
+    note = s.stopReason ?? s.failures[0]?.message;
+    const c = s.counters;
+    ctx.log(
+      `${when}: run ${s.runId}${s.resumed ? " (resumed)" : ""} ${s.status}: ${c.callsDone}/${c.callsPlanned} calls, ` +
+        `${c.callsFailed} failed, ${c.creditsSpent} credits, ${c.rowsWritten} rows${note ? `; ${note}` : ""}`,
+    );
+  } catch (err) {
+    // Bad params, a broken warehouse, a load that failed: the run (if it started) is recorded failed.
+    runStatus = "error";
+    failed = true;
+    note = redact(err instanceof Error ? err.message : String(err));
+    ctx.log(`${when}: failed: ${note}`);
+  } finally {
+    clearInterval(beat);
+  }
+  await updateTick(w, name, tickAt, {
+    runId,
+    runStatus,
+    finished: true,
+    ...(note ? { note } : {}),
+  });
+  const after = await finishSlot(w, {
+    pipeline: name,
+    tickAt,
+    runId,
+    status: runStatus,
+    failed,
+    maxFailures: sp.schedule.maxFailures,
+  });
+  if (failed && after.paused) {
+    ctx.log(
+      `${name}: paused after ${after.consecutiveFailures} failed runs in a row; resume with: skillsync schedule resume ${name}`,
+    );
+  }
+  return { kind: "ran", runId, status: runStatus, paused: after.paused };
+}
