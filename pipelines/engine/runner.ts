@@ -49,6 +49,8 @@ export interface RunOptions {
   /** Aborting stops dispatching; calls in flight finish and are recorded. */
   signal?: AbortSignal | undefined;
   sheet?: SheetReader | undefined;
+  /** Called once the run has its id (new or resumed), before any call is made. */
+  onStart?: ((runId: string, resumed: boolean) => void) | undefined;
 }
 
 export interface CallFailure {
@@ -168,6 +170,7 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     params: given,
     trigger: o.trigger ?? "manual",
   });
+  o.onStart?.(runId, resumed);
   const counters: RunCounters = {
     callsPlanned: 0,
     callsDone: 0,
