@@ -101,17 +101,37 @@ const PG_TYPES: Record<string, ColumnType> = {
   json: "json",
 };
 
+/** What a SQLite text column holds (date, timestamp and JSON are all text there), judged by one stored value. */
+async function sqliteTextType(w: Warehouse, table: string, column: string): Promise<ColumnType> {
+  const r = await sql<{ v: unknown }>`
+    select ${sql.ref(column)} as v from ${sql.table(table)} where ${sql.ref(column)} is not null limit 1`.execute(
+    w.db,
+  );
+  const v = r.rows[0]?.v;
+  if (typeof v !== "string") return "text";
+  if (/^[[{"]/.test(v)) {
+    try {
+      JSON.parse(v);
+      return "json";
+    } catch {
+      return "text";
+    }
+  }
+  const t = valueType(v);
+  return t === "date" || t === "timestamp" ? t : "text";
+}
+
 /** The columns a table has now, typed as the warehouse stores them (SQLite: integer, real or text). */
 async function columnTypes(w: Warehouse, table: string): Promise<Map<string, ColumnType>> {
   if (w.adapter.dialect === "sqlite") {
     const r = await sql<{ name: string; type: string }>`
       select name, type from pragma_table_info(${table})`.execute(w.db);
-    return new Map(
-      r.rows.map((c) => {
-        const t = c.type.toLowerCase();
-        return [c.name, t === "integer" ? "integer" : t === "real" ? "number" : "text"];
-      }),
-    );
+    const out = new Map<string, ColumnType>();
+    for (const c of r.rows) {
+      const t = c.type.toLowerCase();
+      out.set(c.name, t === "integer" ? "integer" : t === "real" ? "number" : "text");
+    }
+    return out;
   }
   const r = await sql<{ column_name: string; data_type: string }>`
     select column_name, data_type from information_schema.columns
@@ -165,7 +185,15 @@ export function createInference(tables: { def: TableDef; staging: string }[]): C
   ) {
     let cols = cache.get(s.def.name);
     if (!cols) {
-      cols = new Map([...(await columnTypes(w, s.def.name))].filter(([c]) => !s.reserved.has(c)));
+      const have = await columnTypes(w, s.def.name);
+      cols = new Map();
+      for (const [c, type] of have) {
+        if (s.reserved.has(c)) continue;
+        cols.set(
+          c,
+          type === "text" && w.adapter.dialect === "sqlite" ? await sqliteTextType(w, s.def.name, c) : type,
+        );
+      }
       cache.set(s.def.name, cols);
     }
     const added = new Map<string, ColumnType>();
@@ -180,9 +208,13 @@ export function createInference(tables: { def: TableDef; staging: string }[]): C
     if (added.size) {
       const extended = [...cols, ...added].map(([name, type]): ColumnDef => ({ name, type }));
       await ensureTable(w, { ...s.def, columns: [...s.def.columns, ...extended] });
-      // The warehouse's own types win: another process may have added the column first.
+      // The warehouse's own types win: another process may have added the column first. (A SQLite
+      // text column keeps the type inferred here: its storage cannot tell date, JSON and text apart.)
       const now = await columnTypes(w, s.def.name);
-      for (const col of added.keys()) cols.set(col, now.get(col) ?? added.get(col)!);
+      for (const [col, type] of added) {
+        const stored = now.get(col) ?? type;
+        cols.set(col, stored === "text" && w.adapter.dialect === "sqlite" ? type : stored);
+      }
     }
     for (const row of rows) {
       const keep: Record<string, unknown> = {};
