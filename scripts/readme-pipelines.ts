@@ -1,6 +1,7 @@
 /**
- * Rewrites the README's pipelines block from the pipeline files: `tsx scripts/readme-pipelines.ts`
- * (`--check`: exit 1 when the block is stale, write nothing).
+ * Rewrites the README's pipelines block from the pipeline files:
+ * `node --import tsx scripts/readme-pipelines.ts [README path] [--check]` (`--check`: exit 1 when
+ * the block is stale, write nothing).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -11,8 +12,9 @@ import {
   replacePipelinesBlock,
 } from "../pipelines/engine/describe.js";
 
-const file = join(import.meta.dirname, "..", "README.md");
-const check = process.argv.includes("--check");
+const args = process.argv.slice(2);
+const check = args.includes("--check");
+const file = args.find((a) => !a.startsWith("--")) ?? join(import.meta.dirname, "..", "README.md");
 const readme = readFileSync(file, "utf8");
 const next = replacePipelinesBlock(readme, describePipelines());
 if (next === undefined) {
@@ -22,7 +24,9 @@ if (next === undefined) {
 if (next === readme) {
   process.stdout.write("README pipelines block is current\n");
 } else if (check) {
-  process.stderr.write("README pipelines block is stale: run `npx tsx scripts/readme-pipelines.ts`\n");
+  process.stderr.write(
+    "README pipelines block is stale: run `node --import tsx scripts/readme-pipelines.ts`\n",
+  );
   process.exit(1);
 } else {
   writeFileSync(file, next);

@@ -55,9 +55,14 @@ export function describePipeline(p: LoadedPipeline): string {
   const mapping = compileMapping(p.records);
   const lines = [`### ${code(p.name)}`, ""];
   if (p.description) lines.push(cell(p.description), "");
+  // Report pipelines (asynchronous operations) carry a `report` block: created once, polled, parts downloaded.
+  const report = (p as { report?: { status: string; download: string } }).report;
+  const async = report
+    ? ` · report polled with ${code(report.status)}, parts from ${code(report.download)}`
+    : "";
   const paging = p.paginate ? ` · paged by ${code(p.paginate.member)} (${p.paginate.style})` : "";
   lines.push(
-    `Skill ${code(p.skill)} · input ${inputText(p)}${paging} · responses reused for ${p.freshness} · ${mapping.mode} into ${code(mapping.table.name)}`,
+    `Skill ${code(p.skill)} · input ${inputText(p)}${paging}${async} · responses reused for ${p.freshness} · ${mapping.mode} into ${code(mapping.table.name)}`,
     "",
   );
   const params = Object.entries(p.params);
