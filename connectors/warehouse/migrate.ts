@@ -18,6 +18,9 @@ export async function migrateToLatest(w: Warehouse): Promise<MigrateOutcome> {
   const migrator = new Migrator({
     db: w.db,
     provider: { getMigrations: async () => allMigrations(w.adapter) },
+    // Kysely looks for its bookkeeping tables in every schema unless told which: another schema's
+    // tables would make it skip creating ours ("kysely_migration_lock does not exist").
+    ...(w.adapter.schema ? { migrationTableSchema: w.adapter.schema } : {}),
   });
   for (let attempt = 0; ; attempt++) {
     const { error, results = [] } = await migrator.migrateToLatest();
