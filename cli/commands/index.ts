@@ -4,6 +4,7 @@ import { registerCallCommand } from "./call.js";
 import { registerDemoCommand } from "./demo.js";
 import { registerEmulatorCommand } from "./emulator.js";
 import { registerPipelinesCommand } from "./pipelines.js";
+import { registerReportsCommand } from "./reports.js";
 import { registerRunCommands } from "./run.js";
 import { registerRunsCommand } from "./runs.js";
 import { registerScheduleCommand } from "./schedule.js";
@@ -17,6 +18,7 @@ export function registerCommands(program: Command): void {
   registerToolsCommand(program);
   registerRunCommands(program);
   registerRunsCommand(program);
+  registerReportsCommand(program);
   registerWarehouseCommands(program);
   registerBudgetCommand(program);
   registerPipelinesCommand(program);
