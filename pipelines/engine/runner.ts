@@ -201,6 +201,8 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     state.stopReason ??= "interrupted";
   };
   o.signal?.addEventListener("abort", onAbort);
+  // Aborted while the tables were being prepared: the event has already fired.
+  if (o.signal?.aborted) onAbort();
 
   let fatal: unknown;
   try {
