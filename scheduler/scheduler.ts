@@ -140,10 +140,12 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
     const state = await readState(w, name);
     if (!state?.checkedAt) return;
     const checked = new Date(state.checkedAt);
-    const dueFrom = new Date(Math.max(checked.getTime(), now.getTime() - DUE_MS));
-    const due = pastTicks(expr, timezone, dueFrom, now);
-    if (due.latest) launch(sp, due.latest, "fired");
-    const missed = pastTicks(expr, timezone, checked, dueFrom);
+    let missed = pastTicks(expr, timezone, checked, now);
+    const due = missed.latest && now.getTime() - missed.latest.getTime() < DUE_MS ? missed.latest : undefined;
+    if (due) {
+      launch(sp, due, "fired");
+      missed = pastTicks(expr, timezone, checked, new Date(due.getTime() - 1));
+    }
     if (!missed.latest) return;
     const latest = missed.latest;
     const count = `${missed.count}${missed.truncated ? "+" : ""}`;
