@@ -6,9 +6,11 @@ import { snakeCase } from "../convert.js";
 export const REPORT_META_COLUMNS = ["report_id", "report_part", "report_row", "run_id", "loaded_at"] as const;
 
 const CHUNK_CHARS = 64 * 1024;
+// Letters NFKD does not take apart.
+const FOLD: Record<string, string> = { ß: "ss", æ: "ae", ø: "o", œ: "oe", ł: "l", đ: "d" };
 
 /**
- * A CSV header → snake_case column names: accents folded, `%` read as `pct`, a leading digit
+ * A CSV header → snake_case column names: accents folded (`Größe` → `grosse`), `%` read as `pct`, a leading digit
  * prefixed, empty names numbered, duplicates suffixed `_2`, `_3`, names the toolkit uses prefixed.
  *
  * @example headerColumns(["Date", "Impression Share %", "Clicks", "Clicks"]) // ["date", "impression_share_pct", "clicks", "clicks_2"]
@@ -19,6 +21,7 @@ export function headerColumns(header: string[], reserved: readonly string[] = RE
     const folded = raw
       .normalize("NFKD")
       .replace(/\p{M}/gu, "")
+      .replace(/[ßæøœłđ]/gi, (c) => FOLD[c.toLowerCase()] ?? c)
       .replace(/%/g, " pct ")
       .replace(/#/g, " number ");
     let name = snakeCase(folded).slice(0, 58) || `column_${i + 1}`;
@@ -75,6 +78,8 @@ export async function* readCsv(content: string | Readable, batchSize = 1000): As
     skip_empty_lines: true,
     skip_records_with_empty_values: true,
     relax_column_count: true,
+    // Parts are not always consistent: CRLF and LF lines may mix within one.
+    record_delimiter: ["\r\n", "\n", "\r"],
   });
   const source = typeof content === "string" ? chunks(content) : content;
   source.on("error", (err) => parser.destroy(err));
