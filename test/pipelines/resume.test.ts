@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
+import { loadPipeline } from "../../pipelines/engine/load.js";
+import { runPipelines } from "../../pipelines/engine/runner.js";
+import { emulatorWithClient } from "../helpers/emulator.js";
+import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
+import { runChild } from "./child.js";
+import { CRASH_PARAMS, CRASH_PIPELINES } from "./crash-plan.js";
+import { rows } from "./fixtures.js";
+
+const snapshot = async (w: Warehouse) => ({
+  market: await rows(
+    w,
+    "select keyword, page, item_index, asin, position from marketplace_search_results order by 1, 2, 3",
+  ),
+  search: await rows(w, "select query, publication_number from patent_search_results order by 1, 2"),
+  bib: await rows(w, "select publication_number, title from patent_bibliography order by 1"),
+  applicants: await rows(w, "select publication_number, position, name from patent_applicants order by 1, 2"),
+  legal: await rows(w, "select publication_number, legal_status from patent_legal_status order by 1"),
+  events: await rows(
+    w,
+    "select publication_number, position, event_code from patent_legal_events order by 1, 2",
+  ),
+});
+
+describe.each(WAREHOUSE_KINDS)("resume after kill -9 on %s", (kind) => {
+  describe.skipIf(unavailable(kind))("", () => {
+    it("finishes the work with no duplicate rows, nothing paid twice and nothing lost", async () => {
+      const { emulator, client } = await emulatorWithClient({ latencyMs: 15, jitterMs: 20 });
+      const clean = await openWarehouse(freshWarehouseUrl(kind));
+      await runPipelines({
+        warehouse: clean,
+        client,
+        pipelines: CRASH_PIPELINES.map((p) => loadPipeline(p)),
+        params: CRASH_PARAMS,
+        concurrency: 4,
+      });
+      const expected = await snapshot(clean);
+      await clean.close();
+
+      for (const afterMs of [40, 150, 300]) {
+        emulator.reset();
+        const db = freshWarehouseUrl(kind);
+        expect((await runChild(db, emulator.url, { killAfterMs: afterMs })).outcome).toBe("killed");
+        expect((await runChild(db, emulator.url)).outcome).toBe("finished");
+        const w = await openWarehouse(db);
+        try {
+          expect(await snapshot(w)).toEqual(expected);
+          const runsLeft = await rows<{ status: string }>(w, "select status from skillsync_runs");
+          expect(runsLeft.map((r) => r.status)).toEqual(["succeeded"]);
+        } finally {
+          await w.close();
+        }
+        const charged = emulator.ledger().calls.filter((c) => c.credits > 0);
+        const hashes = charged.map((c) => `${c.slug}:${c.bodyHash}`);
+        expect(new Set(hashes).size, `kill after ${afterMs} ms: a request was paid twice`).toBe(
+          hashes.length,
+        );
+      }
+    }, 120_000);
+  });
+});
