@@ -8,6 +8,8 @@ import { registerReportsCommand } from "./reports.js";
 import { registerRunCommands } from "./run.js";
 import { registerRunsCommand } from "./runs.js";
 import { registerScheduleCommand } from "./schedule.js";
+import { registerServeCommand } from "./serve.js";
+import { registerSheetsCommand } from "./sheets.js";
 import { registerToolsCommand } from "./tools.js";
 import { registerWarehouseCommands } from "./warehouse.js";
 
@@ -24,4 +26,6 @@ export function registerCommands(program: Command): void {
   registerPipelinesCommand(program);
   registerDemoCommand(program);
   registerScheduleCommand(program);
+  registerSheetsCommand(program);
+  registerServeCommand(program);
 }

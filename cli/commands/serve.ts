@@ -1,0 +1,116 @@
+import { readdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Command } from "commander";
+import { SheetsConnector } from "../../connectors/sheets/connector.js";
+import { openWarehouse } from "../../connectors/warehouse/open.js";
+import { ValidationError } from "../../core/errors.js";
+import { type LoadedPipeline, listBuiltinPipelines, loadPipeline } from "../../pipelines/engine/load.js";
+import { checkSecret, startServer } from "../../server/index.js";
+import { dbOption, makeClient, numberFlag } from "../context.js";
+import { printLine } from "../output.js";
+
+interface ServeFlags {
+  port: string;
+  host: string;
+  db?: string;
+  maxCredits: string;
+  maxRuns: string;
+  concurrency: string;
+  pipelines?: string;
+  baseUrl?: string;
+}
+
+/** The built-in pipelines, plus the *.yaml files of a folder; a name given twice is an error. */
+export function servedPipelines(dir?: string): LoadedPipeline[] {
+  const files = [
+    ...listBuiltinPipelines(),
+    ...(dir
+      ? readdirSync(dir)
+          .filter((f) => /\.ya?ml$/.test(f))
+          .map((f) => join(resolve(dir), f))
+      : []),
+  ];
+  const pipelines = files.map((f) => loadPipeline(f));
+  const seen = new Map<string, string>();
+  for (const p of pipelines) {
+    const other = seen.get(p.name);
+    if (other) {
+      throw new ValidationError("--pipelines", [
+        { path: [p.file], message: `pipeline name "${p.name}" is also used by ${other}` },
+      ]);
+    }
+    seen.set(p.name, p.file);
+  }
+  return pipelines;
+}
+
+/** Runs the server until SIGINT/SIGTERM; running runs are interrupted (resumable) on the way out. */
+export async function serveCommand(flags: ServeFlags): Promise<void> {
+  // Configuration is checked before anything is opened: no secret, no server (exit 2).
+  const secret = checkSecret(process.env["SKILLSYNC_SERVER_SECRET"]);
+  const port = numberFlag("--port", flags.port, { integer: true, min: 0 })!;
+  const maxCredits = numberFlag("--max-credits", flags.maxCredits, { min: 0 })!;
+  const maxRuns = numberFlag("--max-runs", flags.maxRuns, { integer: true, min: 1 })!;
+  const concurrency = numberFlag("--concurrency", flags.concurrency, { integer: true, min: 1 })!;
+  const pipelines = servedPipelines(flags.pipelines);
+  const client = makeClient(flags.baseUrl);
+  const sheets = await SheetsConnector.fromEnv();
+  const warehouse = await openWarehouse(dbOption(flags));
+  try {
+    const server = await startServer({
+      secret,
+      warehouse,
+      client,
+      maxCredits,
+      maxRuns,
+      callConcurrency: concurrency,
+      port,
+      host: flags.host,
+      pipelines,
+      sheets,
+    });
+    printLine(`skillsync server listening on ${server.url}`);
+    printLine(`  warehouse: ${warehouse.description}`);
+    printLine(
+      `  pipelines: ${pipelines.length}; at most ${maxCredits} credits per run; ${maxRuns} run(s) at once`,
+    );
+    printLine(
+      `  Google Sheets: ${sheets ? "configured" : "not configured (sheet inputs and outputs are off)"}`,
+    );
+    if (!["127.0.0.1", "localhost", "::1"].includes(flags.host)) {
+      printLine(
+        "  note: this is plain HTTP; put it behind HTTPS (a reverse proxy or tunnel) before exposing it",
+      );
+    }
+    printLine("Press Ctrl+C to stop.");
+    const signal = await new Promise<NodeJS.Signals>((done) => {
+      const on = (s: NodeJS.Signals) => {
+        process.off("SIGINT", on);
+        process.off("SIGTERM", on);
+        done(s);
+      };
+      process.on("SIGINT", on);
+      process.on("SIGTERM", on);
+    });
+    printLine(`stopping on ${signal}: running runs are interrupted and can be resumed`);
+    await server.close();
+  } finally {
+    await warehouse.close();
+    await client.close();
+  }
+}
+
+export function registerServeCommand(program: Command): void {
+  program
+    .command("serve")
+    .description("serve signed HTTP endpoints for spreadsheets: pipelines, runs, tables, budget")
+    .option("--port <n>", "port to listen on (0: any free port)", "8787")
+    .option("--host <host>", "address to listen on", "127.0.0.1")
+    .option("--db <url>", "warehouse (default DATABASE_URL or ./skillsync.db)")
+    .option("--max-credits <n>", "credit ceiling of any one run; requests may ask for less", "100")
+    .option("--max-runs <n>", "runs at once (one per pipeline in any case)", "2")
+    .option("--concurrency <n>", "calls in flight within one run", "4")
+    .option("--pipelines <dir>", "serve the pipeline files of this folder besides the built-in ones")
+    .option("--base-url <url>", "Skill API base URL (default SKILL_API_BASE_URL)")
+    .action(serveCommand);
+}

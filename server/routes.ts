@@ -1,0 +1,164 @@
+import { z } from "zod";
+import type { Warehouse } from "../connectors/warehouse/open.js";
+import {
+  countRows,
+  readRows,
+  tableColumns,
+  typedValue,
+  userTables,
+} from "../connectors/warehouse/read-table.js";
+import type { ColumnType } from "../connectors/warehouse/types.js";
+import { fromZodIssues, ValidationError } from "../core/errors.js";
+import { dayScope, monthScope, warehouseCeilings } from "../pipelines/engine/budget.js";
+import type { LoadedPipeline } from "../pipelines/engine/load.js";
+import { type ParamValue, resolveParams } from "../pipelines/engine/params.js";
+import { errorReply, type Reply, reply } from "./http.js";
+import type { RunQueue } from "./queue.js";
+import { jobView, pipelineView, warehouseRunView } from "./views.js";
+
+export const MAX_PAGE = 5000;
+
+export interface RouteContext {
+  warehouse: Warehouse;
+  pipelines: Map<string, LoadedPipeline>;
+  queue: RunQueue;
+  /** The largest maxCredits a run may ask for. */
+  maxCredits: number;
+  /** Column types the pipelines declare, so SQLite's 0/1 and JSON text come out typed. */
+  columnTypes: Map<string, Record<string, ColumnType>>;
+}
+
+const scalar = z.union([z.string().max(60_000), z.number(), z.boolean()]);
+
+export const runRequestSchema = z.strictObject({
+  pipeline: z.string().min(1).max(100),
+  params: z.record(z.string().max(100), z.union([scalar, z.array(scalar).max(10_000)])).default({}),
+  maxCredits: z.number().positive().optional(),
+});
+
+const pageSchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(1000),
+  offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
+  columns: z.string().max(10_000).optional(),
+  /** Ignored: lets a client make two otherwise identical requests in one second (each signature is single-use). */
+  nonce: z.string().max(64).optional(),
+});
+
+function parse<T>(schema: z.ZodType<T>, value: unknown, source: string): T {
+  const r = schema.safeParse(value);
+  if (!r.success) throw new ValidationError(source, fromZodIssues(r.error.issues));
+  return r.data;
+}
+
+/** POST /runs: everything is checked before the run is queued; the answer comes at once. */
+export function postRun(ctx: RouteContext, body: string): Reply {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return errorReply(400, "BAD_JSON", "the body is not JSON");
+  }
+  const req = parse(runRequestSchema, json, "run request");
+  const pipeline = ctx.pipelines.get(req.pipeline);
+  if (!pipeline) {
+    throw new ValidationError("run request", [
+      { path: ["pipeline"], message: `no pipeline "${req.pipeline}" (see GET /pipelines)` },
+    ]);
+  }
+  const maxCredits = req.maxCredits ?? ctx.maxCredits;
+  if (maxCredits > ctx.maxCredits) {
+    throw new ValidationError("run request", [
+      {
+        path: ["maxCredits"],
+        message: `${maxCredits} is above the server's ceiling of ${ctx.maxCredits} credits`,
+      },
+    ]);
+  }
+  const params: Record<string, ParamValue[]> = Object.fromEntries(
+    Object.entries(req.params).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]),
+  );
+  resolveParams(pipeline.params, params, "params");
+  const job = ctx.queue.submit(pipeline, params, maxCredits);
+  return reply(202, { runId: job.id, status: job.status, pipeline: job.pipeline, maxCredits });
+}
+
+export async function getRun(ctx: RouteContext, id: string): Promise<Reply> {
+  const job = ctx.queue.get(id);
+  if (job) return reply(200, jobView(job));
+  const stored = /^r\d{14}-[0-9a-f]{8}$/.test(id) ? await warehouseRunView(ctx.warehouse, id) : undefined;
+  return stored ? reply(200, stored) : errorReply(404, "UNKNOWN_RUN", `no run "${id.slice(0, 80)}"`);
+}
+
+export function listRuns(ctx: RouteContext): Reply {
+  return reply(200, { runs: ctx.queue.list().slice(0, 200).map(jobView), ...ctx.queue.counts() });
+}
+
+export function listPipelines(ctx: RouteContext): Reply {
+  return reply(200, { pipelines: [...ctx.pipelines.values()].map(pipelineView) });
+}
+
+export async function listTablesRoute(ctx: RouteContext): Promise<Reply> {
+  const tables = [];
+  for (const name of await userTables(ctx.warehouse)) {
+    const columns = await tableColumns(ctx.warehouse, name, ctx.columnTypes.get(name));
+    tables.push({ name, columns: columns.map((c) => ({ name: c.name, type: c.type ?? null })) });
+  }
+  return reply(200, { tables });
+}
+
+/** GET /tables/:name: the name and the columns must be the warehouse's own; no SQL is built from the URL. */
+export async function readTable(ctx: RouteContext, name: string, query: URLSearchParams): Promise<Reply> {
+  const tables = await userTables(ctx.warehouse);
+  if (!tables.includes(name))
+    return errorReply(404, "UNKNOWN_TABLE", `no table "${name.slice(0, 80)}" (see GET /tables)`);
+  const page = parse(pageSchema, Object.fromEntries(query), "query");
+  const info = await tableColumns(ctx.warehouse, name, ctx.columnTypes.get(name));
+  const known = new Map(info.map((c) => [c.name, c]));
+  const asked = page.columns
+    ?.split(",")
+    .map((c) => c.trim())
+    .filter(Boolean);
+  const unknown = (asked ?? []).filter((c) => !known.has(c));
+  if (unknown.length) {
+    throw new ValidationError("query", [
+      {
+        path: ["columns"],
+        message: `unknown column(s) ${unknown.map((c) => `"${c.slice(0, 64)}"`).join(", ")}; the table has ${[...known.keys()].join(", ")}`,
+      },
+    ]);
+  }
+  const columns = asked?.length ? [...new Set(asked)] : info.map((c) => c.name);
+  const rows = await readRows(ctx.warehouse, name, { columns, limit: page.limit, offset: page.offset });
+  const total = await countRows(ctx.warehouse, name);
+  const next = page.offset + rows.length;
+  return reply(200, {
+    table: name,
+    columns: columns.map((c) => ({ name: c, type: known.get(c)?.type ?? null })),
+    offset: page.offset,
+    limit: page.limit,
+    total,
+    nextOffset: next < total ? next : null,
+    rows: rows.map((r) => Object.fromEntries(columns.map((c) => [c, typedValue(r[c], known.get(c)?.type)]))),
+  });
+}
+
+export async function budget(ctx: RouteContext): Promise<Reply> {
+  const ceilings = await warehouseCeilings(ctx.warehouse);
+  const scopes = [dayScope(), monthScope()];
+  const rows = await ctx.warehouse.db
+    .selectFrom("skillsync_budgets")
+    .select(["scope", "reserved"])
+    .where("scope", "in", scopes)
+    .execute();
+  const view = (scope: string) => {
+    const limit = ceilings.find((c) => c.scope === scope)?.limit ?? null;
+    const spent = Number(rows.find((r) => r.scope === scope)?.reserved ?? 0);
+    return { scope, limit, spent, remaining: limit === null ? null : Math.max(0, limit - spent) };
+  };
+  return reply(200, {
+    daily: view(scopes[0]!),
+    monthly: view(scopes[1]!),
+    maxCreditsPerRun: ctx.maxCredits,
+    queue: ctx.queue.counts(),
+  });
+}

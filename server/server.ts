@@ -1,0 +1,176 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { SheetsConnector } from "../connectors/sheets/connector.js";
+import { migrateToLatest } from "../connectors/warehouse/migrate.js";
+import type { Warehouse } from "../connectors/warehouse/open.js";
+import { pipelineColumnTypes } from "../connectors/warehouse/read-table.js";
+import { ValidationError } from "../core/errors.js";
+import { redact, registerSecret } from "../core/redact.js";
+import { type LoadedPipeline, listBuiltinPipelines, loadPipeline } from "../pipelines/engine/load.js";
+import { ensureBuiltinTables, type SkillCaller } from "../pipelines/engine/runner.js";
+import { RequestAuthenticator } from "./auth.js";
+import { BodyTooLarge, errorReply, type Reply, readBody, send } from "./http.js";
+import { RunQueue } from "./queue.js";
+import * as routes from "./routes.js";
+import { MIN_SECRET_LENGTH } from "./signature.js";
+
+export interface ServerOptions {
+  /** SKILLSYNC_SERVER_SECRET: at least 32 characters. */
+  secret: string;
+  warehouse: Warehouse;
+  client: SkillCaller;
+  /** The ceiling of any one run's credits; a request cannot ask for more. */
+  maxCredits: number;
+  port?: number | undefined;
+  host?: string | undefined;
+  /** Runs at once overall (default 2); one per pipeline in any case. */
+  maxRuns?: number | undefined;
+  callConcurrency?: number | undefined;
+  /** The pipelines a request may name (default: the built-in ones). */
+  pipelines?: LoadedPipeline[] | undefined;
+  sheets?: SheetsConnector | undefined;
+  /** Largest request body in bytes (default 64 KB). */
+  bodyLimit?: number | undefined;
+  /** One line per request; default stderr. */
+  log?: ((line: string) => void) | undefined;
+  now?: (() => number) | undefined;
+}
+
+export interface SkillsyncServer {
+  url: string;
+  port: number;
+  queue: RunQueue;
+  close(): Promise<void>;
+}
+
+export function checkSecret(secret: string | undefined): string {
+  if (!secret || secret.length < MIN_SECRET_LENGTH) {
+    throw new ValidationError("server configuration", [
+      {
+        path: ["SKILLSYNC_SERVER_SECRET"],
+        message: `must be set to a secret of at least ${MIN_SECRET_LENGTH} characters (e.g. openssl rand -hex 32)`,
+      },
+    ]);
+  }
+  return secret;
+}
+
+async function route(ctx: routes.RouteContext, method: string, url: URL, body: string): Promise<Reply> {
+  let parts: string[];
+  try {
+    parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
+  } catch {
+    return errorReply(400, "BAD_PATH", "the path is not valid percent-encoding");
+  }
+  const [top, id, ...rest] = parts;
+  if (rest.length) return errorReply(404, "NOT_FOUND", `no endpoint ${url.pathname}`);
+  const want = (m: string) =>
+    method === m ? undefined : errorReply(405, "METHOD_NOT_ALLOWED", `use ${m} ${url.pathname}`);
+  switch (top) {
+    case "pipelines":
+      if (id === undefined) return want("GET") ?? routes.listPipelines(ctx);
+      break;
+    case "runs":
+      if (id === undefined && method === "POST") return routes.postRun(ctx, body);
+      if (id === undefined) return want("GET") ?? routes.listRuns(ctx);
+      return want("GET") ?? routes.getRun(ctx, id);
+    case "tables":
+      if (id === undefined) return want("GET") ?? routes.listTablesRoute(ctx);
+      return want("GET") ?? routes.readTable(ctx, id, url.searchParams);
+    case "budget":
+      if (id === undefined) return want("GET") ?? routes.budget(ctx);
+      break;
+  }
+  return errorReply(404, "NOT_FOUND", `no endpoint ${url.pathname}`);
+}
+
+/**
+ * Starts `skillsync serve`: signed JSON endpoints over node:http for spreadsheets and scripts.
+ *
+ * @example
+ * const server = await startServer({ secret, warehouse, client: new SkillClient(), maxCredits: 100, port: 8787 });
+ * // GET /pipelines, POST /runs, GET /runs/:id, GET /tables/:name, GET /budget (all signed)
+ * await server.close();
+ */
+export async function startServer(o: ServerOptions): Promise<SkillsyncServer> {
+  const secret = checkSecret(o.secret);
+  registerSecret(secret);
+  await migrateToLatest(o.warehouse);
+  await ensureBuiltinTables(o.warehouse);
+  const pipelines = o.pipelines ?? listBuiltinPipelines().map((f) => loadPipeline(f));
+  const queue = new RunQueue({
+    warehouse: o.warehouse,
+    client: o.client,
+    maxRuns: o.maxRuns ?? 2,
+    callConcurrency: o.callConcurrency,
+    sheets: o.sheets,
+  });
+  const ctx: routes.RouteContext = {
+    warehouse: o.warehouse,
+    pipelines: new Map(pipelines.map((p) => [p.name, p])),
+    queue,
+    maxCredits: o.maxCredits,
+    columnTypes: pipelineColumnTypes(pipelines),
+  };
+  const auth = new RequestAuthenticator(secret, o.now);
+  const log = o.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const bodyLimit = o.bodyLimit ?? 64 * 1024;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const method = req.method ?? "GET";
+    const target = req.url ?? "/";
+    const url = new URL(target, "http://server");
+    let r: Reply;
+    let close = false;
+    let note = "";
+    try {
+      const pre = auth.precheck(req.headers);
+      if ("reason" in pre) {
+        r = errorReply(401, "UNAUTHORIZED", pre.reason);
+      } else {
+        const body = await readBody(req, bodyLimit);
+        const failed = auth.verify(method, target, body, pre.timestamp, pre.signature);
+        r = failed ? errorReply(401, "UNAUTHORIZED", failed.reason) : await route(ctx, method, url, body);
+      }
+    } catch (err) {
+      if (err instanceof BodyTooLarge) {
+        r = errorReply(413, "BODY_TOO_LARGE", `the body is larger than ${bodyLimit} bytes`);
+        close = true;
+      } else if (err instanceof ValidationError) {
+        r = errorReply(400, "VALIDATION", err.message, err.issues);
+      } else {
+        r = errorReply(500, "INTERNAL", "the server failed to answer; see its log");
+        note = ` error=${redact(err instanceof Error ? err.message : String(err)).slice(0, 200)}`;
+      }
+    }
+    send(res, r, close);
+    const ms = Math.round(performance.now() - started);
+    log(`${new Date().toISOString()} ${method} ${url.pathname} ${r.status} ${ms}ms${note}`);
+  }
+
+  const server: Server = createServer((req, res) => void handle(req, res));
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(o.port ?? 8787, o.host ?? "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { port, address } = server.address() as AddressInfo;
+  const host = address.includes(":") ? `[${address}]` : address;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    queue,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await queue.close();
+    },
+  };
+}
