@@ -148,7 +148,7 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
     }
     if (!missed.latest) return;
     const latest = missed.latest;
-    const count = `${missed.count}${missed.truncated ? "+" : ""}`;
+    const count = `${missed.count}${missed.more ? "+" : ""}`;
     const what = `${name}: ${count} tick(s) missed while no scheduler ran (latest ${formatInZone(latest, timezone)} ${timezone})`;
     if (state.paused) return log(`${what}; the schedule is paused, not catching up`);
     if (sp.schedule.catchUp) {
