@@ -10,15 +10,46 @@ function isRace(err: unknown): boolean {
   return RACE_CODES.has(code) || /duplicate column name|already exists/i.test(msg);
 }
 
-async function existingColumns(w: Warehouse, table: string): Promise<Set<string> | undefined> {
+interface KnownSchema {
+  columns: Map<string, Set<string>>;
+  indexes: Set<string>;
+}
+
+// One read of the catalog per warehouse connection; afterwards a run whose tables are already
+// in place costs no DDL and no queries. The cache only grows, as the warehouse does.
+const known = new WeakMap<Warehouse, Promise<KnownSchema>>();
+
+async function readSchema(w: Warehouse): Promise<KnownSchema> {
+  const columns = new Map<string, Set<string>>();
+  const add = (t: string, c: string) => {
+    const set = columns.get(t) ?? new Set<string>();
+    set.add(c);
+    columns.set(t, set);
+  };
   if (w.adapter.dialect === "sqlite") {
-    const r = await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(w.db);
-    return r.rows.length ? new Set(r.rows.map((c) => c.name)) : undefined;
+    const cols = await sql<{ t: string; c: string }>`
+      select m.name as t, p.name as c from sqlite_master m join pragma_table_info(m.name) p
+      where m.type = 'table'`.execute(w.db);
+    for (const r of cols.rows) add(r.t, r.c);
+    const idx = await sql<{ name: string }>`select name from sqlite_master where type = 'index'`.execute(w.db);
+    return { columns, indexes: new Set(idx.rows.map((r) => r.name)) };
   }
-  const r = await sql<{ column_name: string }>`
-    select column_name from information_schema.columns
-    where table_name = ${table} and table_schema = current_schema()`.execute(w.db);
-  return r.rows.length ? new Set(r.rows.map((c) => c.column_name)) : undefined;
+  const cols = await sql<{ t: string; c: string }>`
+    select table_name as t, column_name as c from information_schema.columns
+    where table_schema = current_schema()`.execute(w.db);
+  for (const r of cols.rows) add(r.t, r.c);
+  const idx = await sql<{ name: string }>`
+    select indexname as name from pg_indexes where schemaname = current_schema()`.execute(w.db);
+  return { columns, indexes: new Set(idx.rows.map((r) => r.name)) };
+}
+
+function schemaOf(w: Warehouse): Promise<KnownSchema> {
+  let p = known.get(w);
+  if (!p) {
+    p = readSchema(w);
+    known.set(w, p);
+  }
+  return p;
 }
 
 /**
@@ -27,7 +58,8 @@ async function existingColumns(w: Warehouse, table: string): Promise<Set<string>
  * processes race to do the same.
  */
 export async function ensureTable(w: Warehouse, def: TableDef): Promise<void> {
-  const have = await existingColumns(w, def.name);
+  const schema = await schemaOf(w);
+  const have = schema.columns.get(def.name);
   try {
     if (!have) {
       let create = w.db.schema.createTable(def.name).ifNotExists();
@@ -35,25 +67,18 @@ export async function ensureTable(w: Warehouse, def: TableDef): Promise<void> {
       await create.execute();
     } else {
       for (const c of def.columns.filter((col) => !have.has(col.name))) {
-        await w.db.schema
-          .alterTable(def.name)
-          .addColumn(c.name, sql.raw(w.adapter.sqlType(c.type)))
-          .execute();
+        await w.db.schema.alterTable(def.name).addColumn(c.name, sql.raw(w.adapter.sqlType(c.type))).execute();
       }
     }
   } catch (err) {
     if (!isRace(err)) throw err;
   }
+  schema.columns.set(def.name, new Set([...(have ?? []), ...def.columns.map((c) => c.name)]));
   const indexes: [string, string[], boolean][] = [];
-  if (def.key.length)
-    indexes.push([
-      def.unique === false ? `${def.name}_key_idx` : `${def.name}_key`,
-      def.key,
-      def.unique !== false,
-    ]);
-  for (const cols of def.indexes ?? [])
-    indexes.push([`${def.name}_${cols.join("_")}_idx`.slice(0, 63), cols, false]);
+  if (def.key.length) indexes.push([def.unique === false ? `${def.name}_key_idx` : `${def.name}_key`, def.key, def.unique !== false]);
+  for (const cols of def.indexes ?? []) indexes.push([`${def.name}_${cols.join("_")}_idx`.slice(0, 63), cols, false]);
   for (const [name, cols, unique] of indexes) {
+    if (schema.indexes.has(name)) continue;
     try {
       let idx = w.db.schema.createIndex(name).ifNotExists().on(def.name).columns(cols);
       if (unique) idx = idx.unique();
@@ -61,6 +86,7 @@ export async function ensureTable(w: Warehouse, def: TableDef): Promise<void> {
     } catch (err) {
       if (!isRace(err)) throw err;
     }
+    schema.indexes.add(name);
   }
 }
 
