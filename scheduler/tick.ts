@@ -35,13 +35,19 @@ export type TickOutcome =
 
 const HEARTBEAT_MS = 15_000;
 
-/** Relative dates (`yesterday`, `today-7`) of `type: date` params, resolved for the tick's day in its zone. */
+/**
+ * The schedule's params for one tick. Relative dates (`yesterday`, `today-7`) of `type: date`
+ * params, given or defaults, resolve for the tick's day in the schedule's zone, so each day's run
+ * has its own dates (and its own run, not yesterday's resumed).
+ */
 export function paramsForTick(sp: ScheduledPipeline, tickAt: Date): Record<string, ParamValue[]> {
   const today = zonedToday(tickAt, sp.schedule.timezone);
   const given = scheduleParams(sp.schedule);
-  for (const [name, values] of Object.entries(given)) {
-    if (sp.pipeline.params[name]?.type !== "date") continue;
-    given[name] = values.map((v) => resolveDate(String(v), today) ?? v);
+  for (const [name, def] of Object.entries(sp.pipeline.params)) {
+    if (def.type !== "date") continue;
+    const fallback = def.default === undefined ? undefined : [def.default].flat();
+    const values = given[name] ?? fallback;
+    if (values) given[name] = values.map((v) => resolveDate(String(v), today) ?? v);
   }
   return given;
 }

@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadSchedules } from "../../scheduler/load.js";
 import { paramsForTick } from "../../scheduler/tick.js";
@@ -99,6 +100,17 @@ describe("schedule times", () => {
     expect(paramsForTick(sp!, at("2025-01-03T12:00:00Z"))).toEqual({
       keyword: ["a", "b"],
       day: ["2025-01-02"],
+    });
+    // A relative default of a date param resolves per tick too.
+    const other = writeScheduledPipeline(tempDir(), { params: "{ keyword: a }" });
+    writeFileSync(
+      other,
+      readFileSync(other, "utf8").replace("day: { type: date }", "day: { type: date, default: today-7 }"),
+    );
+    const [withDefault] = loadSchedules([other]);
+    expect(paramsForTick(withDefault!, at("2025-01-10T12:00:00Z"))).toEqual({
+      keyword: ["a"],
+      day: ["2025-01-03"],
     });
   });
 });
