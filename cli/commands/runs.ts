@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { readJson } from "../../connectors/warehouse/adapter.js";
 import { migrateToLatest } from "../../connectors/warehouse/migrate.js";
 import { dbOption, numberFlag, withWarehouse } from "../context.js";
 import { printJson, printTable } from "../output.js";
@@ -36,7 +37,7 @@ export function registerRunsCommand(program: Command): void {
           .orderBy("started_at", "desc")
           .limit(limit)
           .execute();
-        const list = rows.map((r) => ({ ...r, pipelines: JSON.parse(String(r.pipelines)) as string[] }));
+        const list = rows.map((r) => ({ ...r, pipelines: readJson<string[]>(r.pipelines) }));
         if (flags.json) return printJson(list);
         printTable(
           list.map((r) => ({

@@ -73,3 +73,8 @@ export function postgresAdapter(schema: string | undefined): WarehouseAdapter {
     schema,
   };
 }
+
+/** A JSON column's value: text in SQLite, already parsed by pg in Postgres. */
+export function readJson<T = unknown>(value: unknown): T {
+  return (typeof value === "string" ? JSON.parse(value) : value) as T;
+}
