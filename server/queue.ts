@@ -161,7 +161,9 @@ export class RunQueue {
       job.tables = summary.tables;
       job.stopReason = summary.stopReason;
       job.errors = summary.failures.slice(0, 20).map((f) => ({ code: f.code, message: redact(f.message) }));
-      if (summary.status === "succeeded" && this.o.sheets && pipeline.sheet) {
+      if (summary.status === "succeeded" && pipeline.sheet && !this.o.sheets) {
+        job.sheetPushes = [{ pipeline: pipeline.name, error: "not pushed: Google Sheets is not configured" }];
+      } else if (summary.status === "succeeded" && this.o.sheets && pipeline.sheet) {
         job.sheetPushes = await pushPipelineOutputs({
           warehouse: this.o.warehouse,
           sheets: this.o.sheets,

@@ -128,7 +128,13 @@ export async function readTable(ctx: RouteContext, name: string, query: URLSearc
     ]);
   }
   const columns = asked?.length ? [...new Set(asked)] : info.map((c) => c.name);
-  const rows = await readRows(ctx.warehouse, name, { columns, limit: page.limit, offset: page.offset });
+  const orderBy = columns.filter((c) => known.get(c)?.type !== "json");
+  const rows = await readRows(ctx.warehouse, name, {
+    columns,
+    orderBy,
+    limit: page.limit,
+    offset: page.offset,
+  });
   const total = await countRows(ctx.warehouse, name);
   const next = page.offset + rows.length;
   return reply(200, {

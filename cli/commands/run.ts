@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { sheetsForRun } from "../../connectors/sheets/warehouse-push.js";
 import { SkillClient } from "../../connectors/skill-api/client.js";
 import { ExitCode } from "../../core/errors.js";
 import { loadPipeline } from "../../pipelines/engine/load.js";
@@ -55,6 +56,9 @@ async function runCommand(refs: string[], flags: RunFlags): Promise<void> {
   const prices = loadPrices(flags.prices);
   const client = makeClient(flags.baseUrl);
   const reporter = makeReporter(flags.json ? "silent" : "auto");
+  // Sheet inputs and outputs when GOOGLE_APPLICATION_CREDENTIALS (or a token) is set.
+  const sheets = await sheetsForRun();
+  let sheetLines: string[] = [];
   const abort = new AbortController();
   const onSignal = () => {
     if (abort.signal.aborted) process.exit(ExitCode.failure);
@@ -66,8 +70,8 @@ async function runCommand(refs: string[], flags: RunFlags): Promise<void> {
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   try {
-    const summary = await withWarehouse(dbOption(flags), (warehouse) =>
-      runPipelines({
+    const summary = await withWarehouse(dbOption(flags), async (warehouse) => {
+      const s = await runPipelines({
         warehouse,
         client,
         pipelines,
@@ -77,8 +81,11 @@ async function runCommand(refs: string[], flags: RunFlags): Promise<void> {
         prices,
         reporter,
         signal: abort.signal,
-      }),
-    );
+        sheet: sheets.reader,
+      });
+      sheetLines = await sheets.pushOutputs(warehouse, pipelines, s, params);
+      return s;
+    });
     reporter.stop();
     if (flags.json) printJson(summary);
     else {
@@ -92,6 +99,7 @@ async function runCommand(refs: string[], flags: RunFlags): Promise<void> {
       if (summary.failures.length > 10)
         printLine(`… and ${summary.failures.length - 10} more failures (skillsync runs)`);
       printLine(`tables: ${summary.tables.join(", ")}`);
+      for (const line of sheetLines) printLine(line);
     }
     process.exitCode = runExitCode(summary);
   } finally {
@@ -112,8 +120,16 @@ async function planCommand(refs: string[], flags: RunFlags): Promise<void> {
     apiKey: process.env["SKILL_API_KEY"] ?? "plan-sends-nothing",
   });
   try {
+    const sheets = await sheetsForRun();
     const plan = await withWarehouse(dbOption(flags), (warehouse) =>
-      planPipelines({ warehouse, pipelines, params, prices, prepare: client.prepare.bind(client) }),
+      planPipelines({
+        warehouse,
+        pipelines,
+        params,
+        prices,
+        prepare: client.prepare.bind(client),
+        sheet: sheets.reader,
+      }),
     );
     if (flags.json) return printJson(plan);
     printTable(

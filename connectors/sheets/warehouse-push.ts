@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { ValidationError } from "../../core/errors.js";
+import type { SheetReader } from "../../pipelines/engine/inputs.js";
 import type { LoadedPipeline } from "../../pipelines/engine/load.js";
 import type { ParamValue } from "../../pipelines/engine/params.js";
 import { listTables } from "../../pipelines/engine/tables.js";
@@ -7,7 +8,8 @@ import { renderRequest } from "../../pipelines/engine/template.js";
 import type { Warehouse } from "../warehouse/open.js";
 import { countRows, pipelineColumnTypes, readRows, tableColumns } from "../warehouse/read-table.js";
 import type { ColumnType } from "../warehouse/types.js";
-import type { SheetsConnector } from "./connector.js";
+import { notConfiguredError } from "./auth.js";
+import { SheetsConnector } from "./connector.js";
 import type { PushResult, PushTarget } from "./push.js";
 
 export type PushSource =
@@ -61,7 +63,13 @@ export async function pushFromWarehouse(
     types: Object.fromEntries(info.map((c) => [c.name, c.type])),
     rowCount: await countRows(w, source.table, runId),
     rows: async () =>
-      (await readRows(w, source.table, { columns, runId })).map((r) => columns.map((c) => r[c])),
+      (
+        await readRows(w, source.table, {
+          columns,
+          runId,
+          orderBy: info.filter((c) => c.type !== "json").map((c) => c.name),
+        })
+      ).map((r) => columns.map((c) => r[c])),
   });
 }
 
@@ -109,4 +117,46 @@ export async function pushPipelineOutputs(o: {
     }
   }
   return out;
+}
+
+/**
+ * What a CLI run needs from Sheets, from the environment: the reader for `from: sheet` inputs
+ * (undefined when Sheets is not set up), and the push of `sheet:` outputs after a successful run,
+ * as printable lines.
+ *
+ * @example
+ * const sheets = await sheetsForRun();
+ * const summary = await runPipelines({ ...options, sheet: sheets.reader });
+ * for (const line of await sheets.pushOutputs(warehouse, pipelines, summary, params)) printLine(line);
+ */
+export async function sheetsForRun(env: NodeJS.ProcessEnv = process.env): Promise<{
+  reader: SheetReader | undefined;
+  pushOutputs(
+    w: Warehouse,
+    pipelines: LoadedPipeline[],
+    summary: { runId: string; status: string },
+    params?: Record<string, ParamValue[]>,
+  ): Promise<string[]>;
+}> {
+  const sheets = await SheetsConnector.fromEnv(env);
+  return {
+    reader: sheets?.reader(),
+    async pushOutputs(w, pipelines, summary, params) {
+      const outputs = pipelines.filter((p) => p.sheet);
+      if (!outputs.length || summary.status !== "succeeded") return [];
+      if (!sheets) return [`sheet outputs not pushed: ${notConfiguredError().message}`];
+      const pushes = await pushPipelineOutputs({
+        warehouse: w,
+        sheets,
+        pipelines: outputs,
+        runId: summary.runId,
+        params,
+      });
+      return pushes.map((p) =>
+        p.result
+          ? `sheet: ${p.pipeline}: ${p.result.rows} row(s) to "${p.result.tab}" (${p.result.mode})`
+          : `sheet: ${p.pipeline}: not pushed: ${p.error}`,
+      );
+    },
+  };
 }

@@ -65,6 +65,8 @@ export interface ReadOptions {
   offset?: number | undefined;
   /** Only the rows one run wrote (tables a pipeline loads carry run_id). */
   runId?: string | undefined;
+  /** Columns to sort by (default: all read); leave out JSON ones, which Postgres's json cannot order. */
+  orderBy?: string[] | undefined;
 }
 
 /**
@@ -79,7 +81,7 @@ export async function readRows(
 ): Promise<Record<string, unknown>[]> {
   let q = w.db.selectFrom(table).select(o.columns);
   if (o.runId !== undefined) q = q.where("run_id", "=", o.runId);
-  for (const c of o.columns) q = q.orderBy(c);
+  for (const c of o.orderBy ?? o.columns) q = q.orderBy(c);
   if (o.limit !== undefined) q = q.limit(o.limit);
   if (o.offset) q = q.offset(o.offset);
   return q.execute();
