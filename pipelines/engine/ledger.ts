@@ -69,21 +69,25 @@ export async function finishCall(db: Kysely<AnyDB>, id: number, end: CallEnd): P
     .execute();
 }
 
-/** A stored successful response for this request, if one is younger than `freshnessMs`. */
+/**
+ * A stored successful response for this request, if one is younger than `freshnessMs` — or, for a
+ * resumed run, one this same run stored (a resume never pays again, whatever the freshness).
+ */
 export async function freshResponse(
   w: Warehouse,
   hash: string,
   freshnessMs: number,
+  runId?: string,
 ): Promise<StoredResponse | undefined> {
-  if (freshnessMs <= 0) return undefined;
   const row = await w.db
     .selectFrom("skillsync_responses")
-    .select(["body", "received_at", "trace_id"])
+    .select(["body", "received_at", "trace_id", "run_id"])
     .where("request_hash", "=", hash)
     .executeTakeFirst();
   if (!row) return undefined;
   const receivedAt = new Date(row.received_at as string).toISOString();
-  if (Date.now() - Date.parse(receivedAt) > freshnessMs) return undefined;
+  const sameRun = runId !== undefined && row.run_id === runId;
+  if (!sameRun && (freshnessMs <= 0 || Date.now() - Date.parse(receivedAt) > freshnessMs)) return undefined;
   const data = JSON.parse(gunzipSync(row.body as Buffer).toString("utf8")) as Record<string, unknown>;
   return { data, receivedAt, traceId: (row.trace_id as string | null) ?? null };
 }

@@ -302,7 +302,7 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     if (state.stop || ps.stop) return undefined;
     const p = c.pipeline;
     const loaded = resumed && (await isLoaded(w, runId, p.name, call.hash));
-    const stored = await freshResponse(w, call.hash, c.freshnessMs);
+    const stored = await freshResponse(w, call.hash, c.freshnessMs, runId);
     const record = { runId, pipeline: p.name, skill: p.skill, requestHash: call.hash, credits: 0 };
     if (stored) {
       if (!loaded) {
@@ -339,7 +339,8 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
 
     let result: Awaited<ReturnType<SkillCaller["send"]>>;
     try {
-      result = await o.client.send({ slug: p.skill, body: call.body }, { signal: o.signal });
+      // No abort signal: a call in flight is paid for, so a stopping run lets it finish and keeps it.
+      result = await o.client.send({ slug: p.skill, body: call.body });
     } catch (err) {
       if (!(err instanceof SkillApiError)) throw err;
       const ambiguous = err.maybeCharged;

@@ -266,6 +266,30 @@ describe.each(WAREHOUSE_KINDS)("runner on %s", (kind) => {
       expect(emulator.ledger().chargedCalls).toBe(0);
     });
 
+    it("a resumed run reuses what it already paid for even when freshness is 0", async () => {
+      const { emulator, client } = await emulatorWithClient();
+      const p = pipelineFrom(marketplaceYaml("append"));
+      const keyword = ["a", "b", "c", "d", "e", "f"];
+      const first = await runPipelines({
+        warehouse: w,
+        client,
+        pipelines: [p],
+        params: { keyword },
+        maxCredits: 3,
+        concurrency: 2,
+      });
+      expect(first.status).toBe("ceiling");
+      const rest = await runPipelines({ warehouse: w, client, pipelines: [p], params: { keyword } });
+      expect(rest.resumed).toBe(true);
+      expect(emulator.ledger().chargedCalls).toBe(keyword.length);
+      const perKeyword = await rows<{ keyword: string; n: number }>(
+        w,
+        "select keyword, count(distinct run_id) as n from mini_products group by keyword",
+      );
+      expect(perKeyword.length).toBe(keyword.length);
+      expect(perKeyword.every((r) => Number(r.n) === 1)).toBe(true);
+    });
+
     it("stops dispatching at --max-credits, lets calls in flight finish, and resumes later", async () => {
       const { emulator, client } = await emulatorWithClient({ latencyMs: 20 });
       const keywords = Array.from({ length: 12 }, (_, i) => `kw${i}`);
