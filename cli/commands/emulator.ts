@@ -31,6 +31,8 @@ export interface EmulatorFlags {
   seed?: string;
   key?: string[];
   balance?: string;
+  /** `true` (the bare flag): any undocumented slug; or a comma-separated list of slugs. */
+  genericSlugs?: string | boolean;
 }
 
 /**
@@ -79,6 +81,11 @@ export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions 
     deniedConnections: list("denied-connections", flags.deniedConnections),
     seed: num("seed", flags.seed, true, 0),
   };
+  if (flags.genericSlugs !== undefined)
+    options["genericSlugs"] =
+      typeof flags.genericSlugs === "boolean"
+        ? flags.genericSlugs
+        : flags.genericSlugs.split(",").map((s) => s.trim());
   const perSecond = num("rate-limit", flags.rateLimit, false, 0.001);
   const burst = num("rate-burst", flags.rateBurst, true, 1);
   if (perSecond !== undefined)
@@ -132,6 +139,10 @@ export function registerEmulatorCommand(program: Command): void {
     )
     .option("--port <n>", `port to listen on (0: any free port)`, String(DEFAULT_EMULATOR_PORT))
     .option("--host <host>", "address to listen on", DEFAULT_EMULATOR_HOST)
+    .option(
+      "--generic-slugs [slugs]",
+      "also serve undocumented catalog slugs (all, or a comma-separated list) with loose data",
+    )
     .option("--latency <ms>", "added latency per call, in ms")
     .option("--jitter <ms>", "random extra latency 0..ms per call")
     .option("--rate-limit <perSec>", "token-bucket rate limit per key (429 with Retry-After)")

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { sql } from "kysely";
 import { beforeEach, describe, expect, it } from "vitest";
+import { emulatorOptionsFromFlags } from "../../cli/commands/emulator.js";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
 import { genericSlugData } from "../../emulator/generic.js";
 import { builtinPipelineDir, loadPipeline } from "../../pipelines/engine/load.js";
@@ -270,5 +271,11 @@ describe("the emulator and undocumented slugs", () => {
     expect(body.data).toEqual(genericSlugData("marketplace-keyword-research", { keyword: "tea" }));
     expect((await call(listed.emulator.url, "websearch-trends-explore")).status).toBe(404);
     expect(listed.emulator.ledger().totalCredits).toBe(1);
+  });
+
+  it("skillsync emulator --generic-slugs serves all, or the listed slugs", () => {
+    expect(emulatorOptionsFromFlags({ genericSlugs: true }).genericSlugs).toBe(true);
+    expect(emulatorOptionsFromFlags({ genericSlugs: "a-b, c-d" }).genericSlugs).toEqual(["a-b", "c-d"]);
+    expect(emulatorOptionsFromFlags({}).genericSlugs).toBeUndefined();
   });
 });
