@@ -54,7 +54,8 @@ export class CreditCeilingError extends SkillsyncError {
 
 export function formatIssues(source: string, issues: Issue[]): string {
   const lines = issues.slice(0, 8).map((i) => {
-    const where = i.path.length > 0 ? i.path.map((p) => (typeof p === "number" ? `[${p}]` : p)).join(".") : "(root)";
+    const where =
+      i.path.length > 0 ? i.path.map((p) => (typeof p === "number" ? `[${p}]` : p)).join(".") : "(root)";
     return `  ${where.replaceAll(".[", "[")}: ${i.message}`;
   });
   const more = issues.length > 8 ? [`  … and ${issues.length - 8} more`] : [];
@@ -62,7 +63,9 @@ export function formatIssues(source: string, issues: Issue[]): string {
 }
 
 /** Turns zod issues into ours, so errors stay data until the CLI prints them. */
-export function fromZodIssues(issues: readonly { path: readonly PropertyKey[]; message: string; code?: string }[]): Issue[] {
+export function fromZodIssues(
+  issues: readonly { path: readonly PropertyKey[]; message: string; code?: string }[],
+): Issue[] {
   return issues.map((i) => ({
     path: i.path.map((p) => (typeof p === "number" ? p : String(p))),
     message: i.message,

@@ -138,19 +138,23 @@ const operations: Operation[] = [
     recordsPath: "results",
     defaultPrice: { perCall: 1 },
   }),
-  ...(Object.entries(patentIdentifierOperations) as [PatentIdentifierSlug, (typeof patentIdentifierOperations)[PatentIdentifierSlug]][]).map(
-    ([slug, def]) =>
-      op({
-        slug,
-        title: def.title,
-        description: `${def.title} for up to 100 patents per call (patentId or patentNumber, comma-separated).`,
-        family: "patent-identifier",
-        tag: "patent intelligence",
-        request: def.request,
-        data: patentIdentifierData(def.record, "extraData" in def ? def.extraData : {}),
-        recordsPath: "data",
-        defaultPrice: { perItem: 1 },
-      }),
+  ...(
+    Object.entries(patentIdentifierOperations) as [
+      PatentIdentifierSlug,
+      (typeof patentIdentifierOperations)[PatentIdentifierSlug],
+    ][]
+  ).map(([slug, def]) =>
+    op({
+      slug,
+      title: def.title,
+      description: `${def.title} for up to 100 patents per call (patentId or patentNumber, comma-separated).`,
+      family: "patent-identifier",
+      tag: "patent intelligence",
+      request: def.request,
+      data: patentIdentifierData(def.record, "extraData" in def ? def.extraData : {}),
+      recordsPath: "data",
+      defaultPrice: { perItem: 1 },
+    }),
   ),
   ipRisk(
     "vendora-product-tro-detection",

@@ -24,7 +24,8 @@ export const commonDataShape = {
 };
 
 /** A loose `data` object: the common members, the operation's own, and anything else kept as is. */
-export const dataObject = <S extends z.ZodRawShape>(shape: S) => z.looseObject({ ...commonDataShape, ...shape });
+export const dataObject = <S extends z.ZodRawShape>(shape: S) =>
+  z.looseObject({ ...commonDataShape, ...shape });
 
 /** A loose record inside `data`; unknown members are kept. */
 export const record = <S extends z.ZodRawShape>(shape: S) => z.looseObject(shape);
@@ -42,7 +43,8 @@ const DATA_IMAGE_URI = /^data:image\/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+$/i;
 export const imageRef = z
   .string()
   .max(MAX_TEXT, {
-    message: "must be at most 1000 characters (a data:image URI this long must be hosted and passed as a URL)",
+    message:
+      "must be at most 1000 characters (a data:image URI this long must be hosted and passed as a URL)",
   })
   .refine((v) => /^https?:\/\/\S+$/i.test(v) || DATA_IMAGE_URI.test(v), {
     message: "must be an http(s) URL or a data:image/...;base64, URI",

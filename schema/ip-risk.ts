@@ -75,8 +75,31 @@ export const copyrightDetectionDataSchema = dataObject({
 });
 
 export const DESIGN_REGIONS = [
-  "US", "EU", "CN", "JP", "KR", "DE", "GB", "FR", "IT", "AU", "CA", "BR", "MX",
-  "IN", "TH", "SE", "CH", "IE", "IL", "DK", "NZ", "AT", "BX", "FI", "WO",
+  "US",
+  "EU",
+  "CN",
+  "JP",
+  "KR",
+  "DE",
+  "GB",
+  "FR",
+  "IT",
+  "AU",
+  "CA",
+  "BR",
+  "MX",
+  "IN",
+  "TH",
+  "SE",
+  "CH",
+  "IE",
+  "IL",
+  "DK",
+  "NZ",
+  "AT",
+  "BX",
+  "FI",
+  "WO",
 ] as const;
 
 const regions = text1000
@@ -88,12 +111,16 @@ const regions = text1000
 /** `vendorb-detection-patent-design`: imageUrl, queryMode and topNumber required. */
 export const designPatentDetectionRequest = z.looseObject({
   imageUrl: httpUrl,
-  queryMode: z.enum(["physical", "line", "hybrid"], { message: "queryMode must be physical, line or hybrid" }),
+  queryMode: z.enum(["physical", "line", "hybrid"], {
+    message: "queryMode must be physical, line or hybrid",
+  }),
   topNumber: z.number().int().min(1).max(100, { message: "topNumber must be at most 100" }),
   regions: regions.optional(),
   productTitle: text1000.optional(),
   productDescription: text1000.optional(),
-  patentStatus: z.enum(["1", "0", "1,0", "0,1"], { message: 'patentStatus must be "1", "0" or "1,0"' }).optional(),
+  patentStatus: z
+    .enum(["1", "0", "1,0", "0,1"], { message: 'patentStatus must be "1", "0" or "1,0"' })
+    .optional(),
   enableRadar: z.boolean().optional(),
   topLoc: z
     .string()

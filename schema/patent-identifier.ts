@@ -15,7 +15,10 @@ const identifierList = z
   .superRefine((value, ctx) => {
     const values = splitIdentifiers(value);
     if (values.some((v) => v.length === 0)) {
-      ctx.addIssue({ code: "custom", message: "must be identifiers separated by commas, with no empty value" });
+      ctx.addIssue({
+        code: "custom",
+        message: "must be identifiers separated by commas, with no empty value",
+      });
     } else if (values.length > MAX_IDENTIFIERS) {
       ctx.addIssue({
         code: "custom",
@@ -34,7 +37,8 @@ const identifierShape = {
   patentNumber: identifierList.optional(),
 };
 
-const atLeastOne = (v: Record<string, unknown>) => v["patentId"] !== undefined || v["patentNumber"] !== undefined;
+const atLeastOne = (v: Record<string, unknown>) =>
+  v["patentId"] !== undefined || v["patentNumber"] !== undefined;
 const atLeastOneIssue = { message: "give patentId or patentNumber (at least one)", path: ["patentId"] };
 
 const identifierRequest = <S extends z.ZodRawShape>(extra: S) =>
@@ -50,7 +54,9 @@ const identifierRequest = <S extends z.ZodRawShape>(extra: S) =>
 
 const lang = z.enum(["en", "cn", "jp"], { message: "lang must be en, cn or jp" }).default("en");
 /** typed string ("0"/"1") in claims and description. */
-const replaceByRelatedText = z.enum(["0", "1"], { message: 'replaceByRelated must be "0" or "1"' }).default("0");
+const replaceByRelatedText = z
+  .enum(["0", "1"], { message: 'replaceByRelated must be "0" or "1"' })
+  .default("0");
 /** typed integer (0/1) in the translation operations. */
 const replaceByRelatedInt = z
   .union([z.literal(0), z.literal(1)], { message: "replaceByRelated must be 0 or 1" })

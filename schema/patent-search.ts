@@ -7,7 +7,10 @@ const dateBound = z.string().regex(/^(priority|filing|publication):\d{8}$/, {
 
 /** Contract 4.4 `websearch-patent-search`: unknown members rejected, `q` required. */
 export const patentSearchRequest = z.strictObject({
-  q: z.string().min(1, { message: "q must not be empty" }).max(1000, { message: "q must be at most 1000 characters" }),
+  q: z
+    .string()
+    .min(1, { message: "q must not be empty" })
+    .max(1000, { message: "q must be at most 1000 characters" }),
   num: z.number().int().min(10).max(100).default(10),
   page: z.number().int().min(1).default(1),
   country: z.string().optional(),

@@ -31,7 +31,9 @@ async function readSchema(w: Warehouse): Promise<KnownSchema> {
       select m.name as t, p.name as c from sqlite_master m join pragma_table_info(m.name) p
       where m.type = 'table'`.execute(w.db);
     for (const r of cols.rows) add(r.t, r.c);
-    const idx = await sql<{ name: string }>`select name from sqlite_master where type = 'index'`.execute(w.db);
+    const idx = await sql<{ name: string }>`select name from sqlite_master where type = 'index'`.execute(
+      w.db,
+    );
     return { columns, indexes: new Set(idx.rows.map((r) => r.name)) };
   }
   const cols = await sql<{ t: string; c: string }>`
@@ -67,7 +69,10 @@ export async function ensureTable(w: Warehouse, def: TableDef): Promise<void> {
       await create.execute();
     } else {
       for (const c of def.columns.filter((col) => !have.has(col.name))) {
-        await w.db.schema.alterTable(def.name).addColumn(c.name, sql.raw(w.adapter.sqlType(c.type))).execute();
+        await w.db.schema
+          .alterTable(def.name)
+          .addColumn(c.name, sql.raw(w.adapter.sqlType(c.type)))
+          .execute();
       }
     }
   } catch (err) {
@@ -75,8 +80,14 @@ export async function ensureTable(w: Warehouse, def: TableDef): Promise<void> {
   }
   schema.columns.set(def.name, new Set([...(have ?? []), ...def.columns.map((c) => c.name)]));
   const indexes: [string, string[], boolean][] = [];
-  if (def.key.length) indexes.push([def.unique === false ? `${def.name}_key_idx` : `${def.name}_key`, def.key, def.unique !== false]);
-  for (const cols of def.indexes ?? []) indexes.push([`${def.name}_${cols.join("_")}_idx`.slice(0, 63), cols, false]);
+  if (def.key.length)
+    indexes.push([
+      def.unique === false ? `${def.name}_key_idx` : `${def.name}_key`,
+      def.key,
+      def.unique !== false,
+    ]);
+  for (const cols of def.indexes ?? [])
+    indexes.push([`${def.name}_${cols.join("_")}_idx`.slice(0, 63), cols, false]);
   for (const [name, cols, unique] of indexes) {
     if (schema.indexes.has(name)) continue;
     try {
