@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { ExitCode, SkillsyncError } from "../../core/errors.js";
 import { registerSecret } from "../../core/redact.js";
 
@@ -20,17 +21,18 @@ export interface SheetsEnvConfig {
 
 /**
  * Reads the Sheets set-up from the environment, or undefined when none is configured:
- * SKILLSYNC_SHEETS_ACCESS_TOKEN (a token), else GOOGLE_APPLICATION_CREDENTIALS (a key file, read
- * through ADC); SKILLSYNC_SHEETS_API_URL overrides the API root (a local fake in tests).
+ * SKILLSYNC_SHEETS_ACCESS_TOKEN (a token), else GOOGLE_APPLICATION_CREDENTIALS (a service account
+ * key file, or any credentials file Google's libraries read); SKILLSYNC_SHEETS_API_URL overrides the API root (a local fake in tests).
  *
  * @example sheetsConfigFromEnv({ GOOGLE_APPLICATION_CREDENTIALS: "/keys/sa.json" })
- * // { credentials: { adc: true }, rootUrl: "https://sheets.googleapis.com/" }
+ * // { credentials: { keyFile: "/keys/sa.json" }, rootUrl: "https://sheets.googleapis.com/" }
  */
 export function sheetsConfigFromEnv(env: NodeJS.ProcessEnv = process.env): SheetsEnvConfig | undefined {
   const rootUrl = env["SKILLSYNC_SHEETS_API_URL"]?.trim() || DEFAULT_SHEETS_ROOT_URL;
   const token = env["SKILLSYNC_SHEETS_ACCESS_TOKEN"]?.trim();
   if (token) return { credentials: { accessToken: token }, rootUrl };
-  if (env["GOOGLE_APPLICATION_CREDENTIALS"]?.trim()) return { credentials: { adc: true }, rootUrl };
+  const keyFile = env["GOOGLE_APPLICATION_CREDENTIALS"]?.trim();
+  if (keyFile) return { credentials: { keyFile }, rootUrl };
   return undefined;
 }
 
@@ -47,9 +49,30 @@ export async function sheetsAuthClient(credentials: SheetsCredentials): Promise<
     });
     return client;
   }
-  if ("keyFile" in credentials)
+  if ("keyFile" in credentials) {
+    checkKeyFile(credentials.keyFile);
     return new auth.GoogleAuth({ keyFile: credentials.keyFile, scopes: [SHEETS_SCOPE] });
+  }
   return new auth.GoogleAuth({ scopes: [SHEETS_SCOPE] });
+}
+
+/** A key file that is missing or not a Google credentials file is said plainly, before any request. */
+function checkKeyFile(path: string): void {
+  let type: unknown;
+  try {
+    type = (JSON.parse(readFileSync(path, "utf8")) as { type?: unknown }).type;
+  } catch (err) {
+    const why =
+      (err as NodeJS.ErrnoException).code === "ENOENT" ? "does not exist" : "is not a readable JSON key file";
+    throw new SkillsyncError("SHEETS_NOT_CONFIGURED", `the Google key file ${path} ${why}`, ExitCode.usage);
+  }
+  if (typeof type !== "string") {
+    throw new SkillsyncError(
+      "SHEETS_NOT_CONFIGURED",
+      `${path} is not a Google credentials file (no "type"; download a JSON key of the service account)`,
+      ExitCode.usage,
+    );
+  }
 }
 
 /** Sheets needs set-up the user has not done; says what to set. */

@@ -145,10 +145,11 @@ export async function pushTable(
 }
 
 function plannedGrid(existing: SheetTab | undefined, rows: number, width: number, appendBelow: boolean) {
-  if (!existing) return { rows: Math.max(1, rows), columns: width };
+  // Sheets refuses to freeze every row of a tab, so a tab with a frozen header keeps one more row.
+  if (!existing) return { rows: Math.max(2, rows), columns: width };
   // Appending: the table ends at or before the last grid row, so this many more rows always suffice.
   const needRows = appendBelow ? existing.rowCount + rows : rows;
-  return { rows: Math.max(existing.rowCount, needRows), columns: Math.max(existing.columnCount, width) };
+  return { rows: Math.max(2, existing.rowCount, needRows), columns: Math.max(existing.columnCount, width) };
 }
 
 async function shapeTab(

@@ -163,6 +163,9 @@ export async function startSheetsFake(
           columnCount: g.columnCount,
           frozenRowCount: g.frozenRowCount,
         });
+        if (tab.frozenRowCount >= tab.rowCount) {
+          throw new FakeApiError(400, "You can't freeze all visible rows on the sheet.");
+        }
         return { addSheet: { properties: props(tab, staged.tabs.length - 1) } };
       }
       if (kind === "updateSheetProperties") {

@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { main } from "../../cli/main.js";
 import { openWarehouse } from "../../connectors/warehouse/open.js";
@@ -131,6 +132,18 @@ describe("skillsync sheets, without set-up", () => {
     expect(
       await main(["sheets", "push", "--table", "t", "--spreadsheet", "x", "--tab", "t", "--mode", "merge"]),
     ).toBe(2);
+  });
+
+  it("says plainly when the key file is missing or not a key, sending nothing", async () => {
+    vi.stubEnv("SKILLSYNC_SHEETS_ACCESS_TOKEN", "");
+    vi.stubEnv("GOOGLE_APPLICATION_CREDENTIALS", "/nonexistent/sa.json");
+    const output = captureOutput();
+    expect(await main(["sheets", "read", "--spreadsheet", "x", "--range", "A:A"])).toBe(2);
+    expect(output().err).toMatch(/the Google key file \/nonexistent\/sa.json does not exist/);
+    const notAKey = fileURLToPath(new URL("../server/signature-vectors.json", import.meta.url));
+    vi.stubEnv("GOOGLE_APPLICATION_CREDENTIALS", notAKey);
+    expect(await main(["sheets", "read", "--spreadsheet", "x", "--range", "A:A"])).toBe(2);
+    expect(output().err).toMatch(/is not a Google credentials file/);
   });
 
   it("reads a range through the CLI", async () => {

@@ -59,6 +59,16 @@ describe("pushing a table", () => {
     expect(values[100_000]).toEqual([100_000, `keyword ${100_000 % 97}`, 1000, false, "2025-01-13", "=1+1"]);
   });
 
+  it("pushes a table without rows as a header (the tab keeps a row besides the frozen one)", async () => {
+    const fake = await fakes.start();
+    fake.createSpreadsheet("e");
+    const sheets = await fakes.connector(fake);
+    const r = await sheets.pushTable({ spreadsheet: "e", tab: "Empty" }, { columns: ["a", "b"], rows: [] });
+    expect(r).toMatchObject({ rows: 0, range: "", tabCreated: true });
+    expect(fake.values("e", "Empty")).toEqual([["a", "b"]]);
+    expect(fake.tab("e", "Empty")).toMatchObject({ rowCount: 2, frozenRowCount: 1 });
+  });
+
   it("keeps formula-looking text as text (RAW)", async () => {
     const fake = await fakes.start();
     fake.createSpreadsheet("f");
