@@ -73,7 +73,7 @@ const ACCEPTS: Record<ColumnType, ReadonlySet<ColumnType>> = {
 };
 
 /** A value for a column of `type`, or `undefined` when it does not fit (it then stays in extra). */
-function fit(
+function fitValue(
   value: unknown,
   type: ColumnType,
   dialect: "sqlite" | "postgres",
@@ -212,7 +212,9 @@ export function createInference(tables: { def: TableDef; staging: string }[]): C
       // text column keeps the type inferred here: its storage cannot tell date, JSON and text apart.)
       const now = await columnTypes(w, s.def.name);
       for (const [col, type] of added) {
-        const stored = now.get(col) ?? type;
+        const stored = now.get(col);
+        // Not there after all (a lost DDL race): its values stay in extra rather than fail the load.
+        if (stored === undefined) continue;
         cols.set(col, stored === "text" && w.adapter.dialect === "sqlite" ? type : stored);
       }
     }
@@ -222,7 +224,7 @@ export function createInference(tables: { def: TableDef; staging: string }[]): C
         const col = inferredColumnName(member);
         const type = col === undefined ? undefined : cols.get(col);
         const fitted =
-          col && type && !Object.hasOwn(row, col) ? fit(value, type, w.adapter.dialect) : undefined;
+          col && type && !Object.hasOwn(row, col) ? fitValue(value, type, w.adapter.dialect) : undefined;
         if (fitted && col) row[col] = fitted.value;
         else if (value !== null) keep[member] = value;
       }
@@ -234,8 +236,8 @@ export function createInference(tables: { def: TableDef; staging: string }[]): C
   return {
     apply(w, n) {
       const run = queue.then(async () => {
-        let cache = known.get(w);
-        if (!cache) known.set(w, (cache = new Map()));
+        const cache = known.get(w) ?? new Map<string, Map<string, ColumnType>>();
+        known.set(w, cache);
         const defs: TableDef[] = [];
         for (const s of states) defs.push(await applyTable(w, s, n.rows.get(s.def.name) ?? [], cache));
         return { table: defs[0]!, children: defs.slice(1) };
