@@ -14,7 +14,7 @@ import type { LoadedPipeline } from "../pipelines/engine/load.js";
 import { type ParamValue, resolveParams } from "../pipelines/engine/params.js";
 import { errorReply, type Reply, reply } from "./http.js";
 import type { RunQueue } from "./queue.js";
-import { jobView, pipelineView, warehouseRunView } from "./views.js";
+import { jobView, pipelineView, recentWarehouseRuns, warehouseRunView } from "./views.js";
 
 export const MAX_PAGE = 5000;
 
@@ -89,8 +89,13 @@ export async function getRun(ctx: RouteContext, id: string): Promise<Reply> {
   return stored ? reply(200, stored) : errorReply(404, "UNKNOWN_RUN", `no run "${id.slice(0, 80)}"`);
 }
 
-export function listRuns(ctx: RouteContext): Reply {
-  return reply(200, { runs: ctx.queue.list().slice(0, 200).map(jobView), ...ctx.queue.counts() });
+/** GET /runs: the server's queue, and the warehouse's latest runs (scheduled and manual ones too). */
+export async function listRuns(ctx: RouteContext): Promise<Reply> {
+  return reply(200, {
+    runs: ctx.queue.list().slice(0, 200).map(jobView),
+    ...ctx.queue.counts(),
+    recent: await recentWarehouseRuns(ctx.warehouse),
+  });
 }
 
 export function listPipelines(ctx: RouteContext): Reply {

@@ -1,3 +1,4 @@
+import { readJson } from "../connectors/warehouse/adapter.js";
 import type { Warehouse } from "../connectors/warehouse/open.js";
 import type { LoadedPipeline } from "../pipelines/engine/load.js";
 import type { Job } from "./queue.js";
@@ -36,28 +37,39 @@ export function jobView(j: Job) {
 /** A run the warehouse knows (started by the CLI, the scheduler, or before a server restart). */
 export async function warehouseRunView(w: Warehouse, id: string) {
   const r = await w.db.selectFrom("skillsync_runs").selectAll().where("id", "=", id).executeTakeFirst();
-  if (!r) return undefined;
+  return r ? runRowView(r) : undefined;
+}
+
+/** The latest runs of the warehouse, whatever started them (server, CLI, scheduler). */
+export async function recentWarehouseRuns(w: Warehouse, limit = 50) {
+  const rows = await w.db
+    .selectFrom("skillsync_runs")
+    .selectAll()
+    .orderBy("started_at", "desc")
+    .limit(limit)
+    .execute();
+  return rows.map(runRowView);
+}
+
+function runRowView(r: Record<string, unknown>) {
   return {
-    runId: r.id,
-    warehouseRunId: r.id,
-    // JSON text in SQLite, already parsed from jsonb in Postgres.
-    pipeline: ((typeof r.pipelines === "string" ? JSON.parse(r.pipelines) : r.pipelines) as string[]).join(
-      ",",
-    ),
-    trigger: r.trigger,
-    status: r.status,
-    startedAt: r.started_at,
-    finishedAt: r.finished_at ?? null,
+    runId: r["id"],
+    warehouseRunId: r["id"],
+    pipeline: readJson<string[]>(r["pipelines"]).join(","),
+    trigger: r["trigger"],
+    status: r["status"],
+    startedAt: r["started_at"],
+    finishedAt: r["finished_at"] ?? null,
     calls: {
-      done: Number(r.calls_done),
-      planned: Number(r.calls_planned),
-      cached: Number(r.calls_cached),
-      failed: Number(r.calls_failed),
+      done: Number(r["calls_done"]),
+      planned: Number(r["calls_planned"]),
+      cached: Number(r["calls_cached"]),
+      failed: Number(r["calls_failed"]),
     },
-    credits: { spent: Number(r.credits_spent) },
-    rows: { written: Number(r.rows_written), rejected: Number(r.rows_rejected) },
-    stopReason: r.stop_reason ?? null,
-    errors: r.error ? [{ code: "RUN", message: String(r.error) }] : [],
+    credits: { spent: Number(r["credits_spent"]) },
+    rows: { written: Number(r["rows_written"]), rejected: Number(r["rows_rejected"]) },
+    stopReason: r["stop_reason"] ?? null,
+    errors: r["error"] ? [{ code: "RUN", message: String(r["error"]) }] : [],
   };
 }
 

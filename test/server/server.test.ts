@@ -71,6 +71,30 @@ for (const kind of WAREHOUSE_KINDS) {
       expect(byWarehouseId.json).toMatchObject({ status: "succeeded", trigger: "server" });
     });
 
+    it("lists the warehouse's runs whatever started them, failures included", async () => {
+      const t = await startTestServer(kind, {}, { errorRate: 1 });
+      const { SkillClient } = await import("../../connectors/skill-api/client.js");
+      const { runPipelines } = await import("../../pipelines/engine/runner.js");
+      const { loadPipeline } = await import("../../pipelines/engine/load.js");
+      const client = new SkillClient({ baseUrl: t.emulator.url, apiKey: "sk-demo-skillsync-local-0000" });
+      const failed = await runPipelines({
+        warehouse: t.warehouse,
+        client,
+        pipelines: [loadPipeline("marketplace-search")],
+        params: { keyword: ["x"] },
+        trigger: "schedule",
+      });
+      await client.close();
+      const list = await t.call("GET", "/runs");
+      expect(list.json.recent[0]).toMatchObject({
+        runId: failed.runId,
+        trigger: "schedule",
+        status: "failed",
+        calls: { failed: 1 },
+      });
+      expect(list.json.recent[0].errors[0].message).toMatch(/HTTP 50\d/);
+    });
+
     it("refuses unsigned, wrongly signed, stale and replayed requests with 401, doing nothing", async () => {
       const t = await startTestServer(kind);
       const body = { pipeline: "marketplace-search", params: { keyword: ["usb hub"] } };
