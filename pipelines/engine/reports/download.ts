@@ -1,11 +1,22 @@
+import { Readable } from "node:stream";
+import { createGunzip } from "node:zlib";
+import { SkillClient } from "../../../connectors/skill-api/client.js";
 import type { PlannedCall } from "../calls.js";
-import { freshResponse } from "../ledger.js";
 import { type JobContext, reportFailure, stopped } from "./context.js";
 import { getJob, type ReportJob, updateJob } from "./jobs.js";
+import { JsonMemberStream } from "./json-member.js";
 import { loadPart } from "./load-part.js";
-import { finishPaid, paidCall, reportCall } from "./paid.js";
+import { finishPaid, paidCall, reportCall, storedBody } from "./paid.js";
+import { streamDownload } from "./stream-download.js";
 
-const FOREVER = Number.MAX_SAFE_INTEGER;
+/** The CSV text of a stored download, streamed out of its gzipped JSON (empty when none was stored). */
+function csvOf(stored: Buffer | undefined): Readable {
+  if (!stored) return Readable.from([]);
+  const gunzip = createGunzip();
+  const member = new JsonMemberStream(["content"]);
+  gunzip.on("error", (err) => member.destroy(err));
+  return Readable.from([stored]).pipe(gunzip).pipe(member);
+}
 
 /**
  * Downloads and loads every part not loaded yet, one at a time. A part's download is stored with
@@ -24,24 +35,25 @@ export async function downloadParts(ctx: JobContext, start: ReportJob, planned: 
       documentToken: job.parts[part]!.documentToken,
     });
     const label = `${ctx.pipeline.name}: report ${job.reportId} part ${part + 1}/${job.parts.length}`;
-    let data: Record<string, unknown> | undefined;
+    let stored = job.partsDownloaded.includes(part) ? await storedBody(w.db, call.hash) : undefined;
     let observedAt = new Date().toISOString();
-    const stored = job.partsDownloaded.includes(part)
-      ? await freshResponse(w, call.hash, FOREVER)
-      : undefined;
     if (stored) {
-      data = stored.data;
-      observedAt = stored.receivedAt;
       ctx.counters.callsCached++;
     } else {
       ctx.counters.callsPlanned++;
-      const out = await paidCall(ctx, call);
+      const config = ctx.client instanceof SkillClient ? ctx.client.config : undefined;
+      const out = await paidCall(
+        ctx,
+        call,
+        undefined,
+        config && (() => streamDownload(config, call.skill, call.body)),
+      );
       if (!out.ok) {
         await updateJob(w.db, job.id, { error: `${label}: ${out.error.message}` });
         return;
       }
-      data = (out.result.data ?? {}) as Record<string, unknown>;
       observedAt = out.receivedAt;
+      // Stored with the ledger success before loading: a crash while loading reloads it, never re-downloads.
       await w.db.transaction().execute(async (trx) => {
         await finishPaid(trx, ctx, call, out, true);
         const current = (await getJob(trx, job.id, true)) ?? job;
@@ -50,9 +62,9 @@ export async function downloadParts(ctx: JobContext, start: ReportJob, planned: 
           credits: current.credits + call.credits,
         });
       });
+      stored = await storedBody(w.db, call.hash);
     }
     ctx.counters.callsDone++;
-    const content = typeof data["content"] === "string" ? data["content"] : "";
     try {
       const r = await loadPart({
         warehouse: w,
@@ -60,7 +72,7 @@ export async function downloadParts(ctx: JobContext, start: ReportJob, planned: 
         jobId: job.id,
         reportId: job.reportId!,
         part,
-        content,
+        content: csvOf(stored),
         requestHash: call.hash,
         context: {
           input: planned.input,

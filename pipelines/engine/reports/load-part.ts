@@ -1,3 +1,4 @@
+import type { Readable } from "node:stream";
 import type { Kysely } from "kysely";
 import type { AnyDB, Warehouse } from "../../../connectors/warehouse/open.js";
 import { insertRejects, markLoaded } from "../ledger.js";
@@ -20,7 +21,8 @@ export interface PartToLoad {
   reportId: string;
   /** 0-based. */
   part: number;
-  content: string;
+  /** The part's CSV text, or a stream of it. */
+  content: string | Readable;
   /** The download call's identity, for load markers and rejects. */
   requestHash: string;
   context: RecordContext;

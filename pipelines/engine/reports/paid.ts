@@ -28,7 +28,8 @@ export function reportCall(ctx: JobContext, skill: string, body: Record<string, 
   };
 }
 
-type Sent = Awaited<ReturnType<SkillCaller["send"]>>;
+/** An answer; `stored` is the gzipped `data` when the answer was streamed (see streamDownload). */
+type Sent = Awaited<ReturnType<SkillCaller["send"]>> & { stored?: Buffer };
 
 export type PaidOutcome =
   | { ok: true; callId: number; result: Sent; receivedAt: string }
@@ -45,6 +46,7 @@ export async function paidCall(
   ctx: JobContext,
   call: ReportCall,
   alsoReserve?: (trx: Kysely<AnyDB>) => Promise<void>,
+  send: () => Promise<Sent> = () => ctx.client.send({ slug: call.skill, body: call.body }),
 ): Promise<PaidOutcome> {
   const w = ctx.warehouse;
   const record = { runId: ctx.runId, pipeline: ctx.pipeline.name, skill: call.skill, requestHash: call.hash };
@@ -68,7 +70,7 @@ export async function paidCall(
   ctx.report();
   try {
     // No abort signal: a paid call in flight finishes and is recorded, whatever happens to the run.
-    const result = await ctx.client.send({ slug: call.skill, body: call.body });
+    const result = await send();
     return { ok: true, callId, result, receivedAt: new Date().toISOString() };
   } catch (err) {
     if (!(err instanceof SkillApiError)) throw err;
@@ -116,7 +118,9 @@ export async function finishPaid(
   done: { callId: number; result: Sent; receivedAt: string },
   store: boolean,
 ): Promise<void> {
-  if (store) {
+  if (store && done.result.stored) {
+    await storeCompressed(trx, call, done.result.stored, ctx.runId, done.result.traceId, done.receivedAt);
+  } else if (store) {
     await storeResponse(trx, {
       hash: call.hash,
       skill: call.skill,
@@ -134,4 +138,44 @@ export async function finishPaid(
     attempts: done.result.attempts,
     elapsedMs: done.result.elapsedMs,
   });
+}
+
+/** Stores an already gzipped `data` (a streamed download) the way storeResponse stores any answer. */
+async function storeCompressed(
+  trx: Kysely<AnyDB>,
+  call: ReportCall,
+  body: Buffer,
+  runId: string,
+  traceId: string | null,
+  receivedAt: string,
+): Promise<void> {
+  const values = {
+    request_hash: call.hash,
+    skill: call.skill,
+    request: JSON.stringify(call.body),
+    body,
+    trace_id: traceId,
+    run_id: runId,
+    received_at: receivedAt,
+  };
+  await trx
+    .insertInto("skillsync_responses")
+    .values(values)
+    .onConflict((oc) =>
+      oc
+        .column("request_hash")
+        .doUpdateSet({ body, trace_id: traceId, run_id: runId, received_at: receivedAt }),
+    )
+    .execute();
+}
+
+/** The gzipped `data` stored for a request, if any (read whole: it is the compressed size). */
+export async function storedBody(db: Kysely<AnyDB>, hash: string): Promise<Buffer | undefined> {
+  const row = await db
+    .selectFrom("skillsync_responses")
+    .select("body")
+    .where("request_hash", "=", hash)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return Buffer.isBuffer(row.body) ? row.body : Buffer.from(row.body as Uint8Array);
 }
