@@ -19,6 +19,7 @@ export interface SchedulerOptions {
   log?: ((line: string) => void) | undefined;
   prices?: PriceTable | undefined;
   sheet?: SheetReader | undefined;
+  afterRun?: TickContext["afterRun"];
   /** Who this scheduler is in the tick and state rows (default this host and pid). */
   owner?: Owner | undefined;
 }
@@ -80,6 +81,7 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
     log,
     prices: o.prices,
     sheet: o.sheet,
+    afterRun: o.afterRun,
   };
   const inFlight = new Map<Promise<void>, InFlightTick>();
   const ticks: TickRecord[] = [];

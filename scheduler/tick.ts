@@ -3,7 +3,7 @@ import { redact } from "../core/redact.js";
 import type { SheetReader } from "../pipelines/engine/inputs.js";
 import { type ParamValue, resolveDate } from "../pipelines/engine/params.js";
 import type { PriceTable } from "../pipelines/engine/prices.js";
-import { runPipelines, type SkillCaller } from "../pipelines/engine/runner.js";
+import { type RunSummary, runPipelines, type SkillCaller } from "../pipelines/engine/runner.js";
 import { type ScheduledPipeline, scheduleParams } from "./load.js";
 import {
   acquireSlot,
@@ -26,6 +26,15 @@ export interface TickContext {
   log: (line: string) => void;
   prices?: PriceTable | undefined;
   sheet?: SheetReader | undefined;
+  /** After each run (e.g. pushing a pipeline's `sheet:` output); returns lines to log. */
+  afterRun?:
+    | ((
+        w: Warehouse,
+        sp: ScheduledPipeline,
+        summary: RunSummary,
+        params: Record<string, ParamValue[]>,
+      ) => Promise<string[]>)
+    | undefined;
 }
 
 export type TickOutcome =
@@ -93,11 +102,12 @@ export async function runTick(
   let failed: boolean | undefined;
   let note: string | undefined;
   try {
+    const params = paramsForTick(sp, tickAt);
     const s = await runPipelines({
       warehouse: w,
       client: ctx.client,
       pipelines: [sp.pipeline],
-      params: paramsForTick(sp, tickAt),
+      params,
       maxCredits: sp.schedule.maxCredits,
       concurrency: sp.schedule.concurrency,
       prices: ctx.prices,
@@ -114,6 +124,7 @@ export async function runTick(
       `${when}: run ${s.runId}${s.resumed ? " (resumed)" : ""} ${s.status}: ${c.callsDone}/${c.callsPlanned} calls, ` +
         `${c.callsFailed} failed, ${c.creditsSpent} credits, ${c.rowsWritten} rows${note ? `; ${note}` : ""}`,
     );
+    for (const line of (await ctx.afterRun?.(w, sp, s, params)) ?? []) ctx.log(`${when}: ${line}`);
   } catch (err) {
     // Bad params, a broken warehouse, a load that failed: the run (if it started) is recorded failed.
     runStatus = "error";

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { sheetsForRun } from "../../connectors/sheets/warehouse-push.js";
 import { migrateToLatest } from "../../connectors/warehouse/migrate.js";
 import { openWarehouse } from "../../connectors/warehouse/open.js";
 import { ExitCode } from "../../core/errors.js";
@@ -101,7 +102,17 @@ async function runScheduler(schedules: ScheduledPipeline[], flags: ScheduleFlags
   const signals = firstSignal();
   const w = await openWarehouse(dbOption(flags));
   try {
-    const scheduler = await startScheduler({ warehouse: w, client, schedules, prices, log: logLine });
+    // Sheet inputs and `sheet:` outputs, as `skillsync run` has them, when Google credentials are set.
+    const sheets = await sheetsForRun();
+    const scheduler = await startScheduler({
+      warehouse: w,
+      client,
+      schedules,
+      prices,
+      log: logLine,
+      sheet: sheets.reader,
+      afterRun: (wh, sp, summary, params) => sheets.pushOutputs(wh, [sp.pipeline], summary, params),
+    });
     logLine(`scheduling ${schedules.length} pipeline(s) on ${w.description}:`);
     for (const sp of schedules) {
       const { cron, timezone } = sp.schedule;

@@ -52,6 +52,25 @@ for (const kind of WAREHOUSE_KINDS) {
       expect(state?.consecutiveFailures).toBe(0);
     });
 
+    it("hands each finished run to afterRun (sheet outputs) and logs what it says", async () => {
+      const { client } = await emulatorWithClient();
+      const w = await openTracked(freshWarehouseUrl(kind));
+      const seen: string[] = [];
+      const { scheduler, lines } = await startTracked({
+        warehouse: w,
+        client,
+        files: [writeScheduledPipeline(tempDir())],
+        afterRun: async (_w, sp, summary) => {
+          seen.push(`${sp.pipeline.name}:${summary.status}`);
+          return [`pushed ${summary.runId}`];
+        },
+      });
+      await until(async () => seen.length >= 1, 8000, "a run handed to afterRun");
+      await scheduler.stop(5000);
+      expect(seen[0]).toBe("sched-search:succeeded");
+      expect(lines.some((l) => /pushed r\d{14}-/.test(l))).toBe(true);
+    });
+
     it("skips a tick while the previous tick's run is still going, never running two at once", async () => {
       const { client } = await emulatorWithClient({ latencyMs: 1200 });
       const w = await openTracked(freshWarehouseUrl(kind));
