@@ -79,6 +79,8 @@ describe("CSV parts", () => {
       "csv_report_id",
       "csv_run_id",
     ]);
+    // The table's extra JSON column is taken too.
+    expect(headerColumns(["Extra", "Notes"], ["report_id", "extra"])).toEqual(["csv_extra", "notes"]);
   });
 
   it("types unknown columns from their cells", () => {

@@ -1,6 +1,8 @@
 import type { ColumnType, TableDef } from "../../../connectors/warehouse/types.js";
-import { ValidationError } from "../../../core/errors.js";
+import { type Issue, ValidationError } from "../../../core/errors.js";
+import { getOperation } from "../../../schema/catalog.js";
 import type { ColumnSpec, RecordsSpec } from "../../../schema/pipeline.js";
+import type { LoadedPipeline } from "../load.js";
 import { type CompiledMapping, compileMapping } from "../mapping.js";
 import type { CsvRecord } from "./csv.js";
 import { inferColumns, numericCell, typedCell } from "./infer.js";
@@ -22,19 +24,30 @@ export interface CsvTable {
   clean(record: CsvRecord): Record<string, unknown>;
 }
 
-/** Checks what a report pipeline's `records` can be (once, before anything is sent). */
-export function checkReportRecords(records: RecordsSpec, file: string): void {
-  const issues = [];
-  if (records.path !== ".") {
+/** Checks a report pipeline once, before anything is sent: the CSV records and the operations' roles. */
+export function checkReportPipeline(p: LoadedPipeline): void {
+  const issues: Issue[] = [];
+  if (p.records.path !== ".") {
     issues.push({
       path: ["records", "path"],
       message: 'must be "." for a report: the CSV rows are the records',
     });
   }
-  if (records.children.length) {
+  if (p.records.children.length) {
     issues.push({ path: ["records", "children"], message: "a report's CSV rows are flat: no child tables" });
   }
-  if (issues.length) throw new ValidationError(`pipeline file ${file}`, issues);
+  const roles: [string[], string, string][] = [
+    [["skill"], p.skill, "create"],
+    [["report", "status"], p.report?.status ?? "", "status"],
+    [["report", "download"], p.report?.download ?? "", "download"],
+  ];
+  for (const [path, slug, role] of roles) {
+    const known = getOperation(slug)?.reportRole;
+    if (known && known !== role) {
+      issues.push({ path, message: `${slug} is a report ${known} operation, not the ${role} one` });
+    }
+  }
+  if (issues.length) throw new ValidationError(`pipeline file ${p.file}`, issues);
 }
 
 /**

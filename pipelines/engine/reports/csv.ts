@@ -72,7 +72,11 @@ function chunks(text: string): Readable {
  * @example
  * for await (const b of readCsv('"Date","Clicks"\r\n2025-03-01,4\r\n', 1000)) b.rows; // [{ date: "2025-03-01", clicks: "4" }]
  */
-export async function* readCsv(content: string | Readable, batchSize = 1000): AsyncGenerator<CsvBatch> {
+export async function* readCsv(
+  content: string | Readable,
+  batchSize = 1000,
+  reserved: readonly string[] = REPORT_META_COLUMNS,
+): AsyncGenerator<CsvBatch> {
   const parser = parse({
     bom: true,
     skip_empty_lines: true,
@@ -99,7 +103,7 @@ export async function* readCsv(content: string | Readable, batchSize = 1000): As
   for await (const cells of parser as AsyncIterable<string[]>) {
     if (!header) {
       header = cells.map((c) => c.trim());
-      columns = headerColumns(header);
+      columns = headerColumns(header, reserved);
       batch = fresh();
       continue;
     }

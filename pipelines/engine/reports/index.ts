@@ -2,7 +2,7 @@ import pLimit from "p-limit";
 import type { PlannedCall } from "../calls.js";
 import type { JobContext, ReportRunContext } from "./context.js";
 import { openJob } from "./create.js";
-import { checkReportRecords } from "./csv-table.js";
+import { checkReportPipeline } from "./csv-table.js";
 import { downloadParts } from "./download.js";
 import type { ReportJob } from "./jobs.js";
 import { pollUntilReady } from "./poll-job.js";
@@ -19,7 +19,7 @@ export type { ReportRunContext, RunState } from "./context.js";
  */
 export async function runReportCalls(ctx: ReportRunContext): Promise<void> {
   const { calls, ...rest } = ctx;
-  checkReportRecords(ctx.pipeline.records, ctx.pipeline.file);
+  checkReportPipeline(ctx.pipeline);
   const job: JobContext = { ...rest, pipelineStop: { stop: false } };
   const limit = pLimit(ctx.pipeline.concurrency ?? 4);
   await Promise.all(calls.map((call) => limit(() => runReportJob(job, call))));

@@ -6,7 +6,7 @@ import type { LoadedPipeline } from "../load.js";
 import { writeRows } from "../loader.js";
 import type { RecordContext } from "../mapping.js";
 import { ensureTable } from "../tables.js";
-import { type CsvBatch, readCsv } from "./csv.js";
+import { type CsvBatch, REPORT_META_COLUMNS, readCsv } from "./csv.js";
 import { planCsvTable } from "./csv-table.js";
 import { tableColumnTypes } from "./infer.js";
 import { getJob, updateJob } from "./jobs.js";
@@ -44,9 +44,10 @@ export interface PartLoaded {
  */
 export async function loadPart(p: PartToLoad): Promise<PartLoaded> {
   const w = p.warehouse;
-  const batches = readCsv(p.content, LOAD_BATCH_ROWS);
-  const first = await batches.next();
   const records = p.pipeline.records;
+  const reserved = [...REPORT_META_COLUMNS, ...(records.extra ? [records.extra] : [])];
+  const batches = readCsv(p.content, LOAD_BATCH_ROWS, reserved);
+  const first = await batches.next();
   const table = first.done
     ? undefined
     : planCsvTable(
