@@ -152,6 +152,8 @@ export function callFactory(
       }
       const current = Number(call.body[pg.member] ?? start);
       const step = pg.style === "offset" ? renderNumber(pg.step, params, count) : 1;
+      // A short page is the last one: asking for the empty page after it would cost a call.
+      if (pg.style === "offset" && count < step) return undefined;
       const value = current + step;
       const body = { ...call.body, [pg.member]: pg.style === "offset" ? String(value) : value };
       return make(body, call.input, call.items, call.pageIndex + 1, fetched);

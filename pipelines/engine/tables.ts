@@ -67,16 +67,20 @@ export async function ensureTable(w: Warehouse, def: TableDef): Promise<void> {
       let create = w.db.schema.createTable(def.name).ifNotExists();
       for (const c of def.columns) create = create.addColumn(c.name, sql.raw(w.adapter.sqlType(c.type)));
       await create.execute();
-    } else {
-      for (const c of def.columns.filter((col) => !have.has(col.name))) {
-        await w.db.schema
-          .alterTable(def.name)
-          .addColumn(c.name, sql.raw(w.adapter.sqlType(c.type)))
-          .execute();
-      }
     }
   } catch (err) {
     if (!isRace(err)) throw err;
+  }
+  // Each column on its own: another process adding one of them must not make us skip the rest.
+  for (const c of have ? def.columns.filter((col) => !have.has(col.name)) : []) {
+    try {
+      await w.db.schema
+        .alterTable(def.name)
+        .addColumn(c.name, sql.raw(w.adapter.sqlType(c.type)))
+        .execute();
+    } catch (err) {
+      if (!isRace(err)) throw err;
+    }
   }
   schema.columns.set(def.name, new Set([...(have ?? []), ...def.columns.map((c) => c.name)]));
   const indexes: [string, string[], boolean][] = [];
