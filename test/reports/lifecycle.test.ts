@@ -1,6 +1,7 @@
 import { parse } from "csv-parse/sync";
 import { afterEach, describe, expect, it } from "vitest";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
+import { runPipelines } from "../../pipelines/engine/runner.js";
 import { emulatorWithClient } from "../helpers/emulator.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
 import { CREATE_SIS, count, DOWNLOAD, fast, jobs, ledgerOf, RANGE, rows, run, STATUS } from "./helpers.js";
@@ -182,6 +183,32 @@ describe.each(WAREHOUSE_KINDS)("report pipelines on %s", (kind) => {
       expect(resumed.status).toBe("succeeded");
       expect(ledgerOf(emulator)).toMatchObject({ creates: 1, polls: 26, downloads: 2 });
       expect(await count(w, TABLE)).toBe(20);
+    });
+
+    it("stops polling at the credit ceiling, and a later run goes on with the same report", async () => {
+      const { emulator, client } = await emulatorWithClient({
+        reportPendingPolls: 3,
+        reportParts: 1,
+        reportRowsPerPart: 7,
+      });
+      const w = await open();
+      const params = { connection: ["5"], ...RANGE };
+      const capped = await runPipelines({
+        warehouse: w,
+        client,
+        pipelines: [fast(SIS)],
+        params,
+        maxCredits: 12,
+      });
+      expect(capped.status).toBe("ceiling");
+      expect(capped.counters.creditsSpent).toBe(12);
+      expect((await jobs(w))[0]).toMatchObject({ status: "pending" });
+      expect(ledgerOf(emulator)).toMatchObject({ creates: 1, polls: 2, credits: 12 });
+
+      const rest = await run(w, client, fast(SIS), params);
+      expect(rest.status).toBe("succeeded");
+      expect(ledgerOf(emulator)).toMatchObject({ creates: 1, polls: 4, downloads: 1 });
+      expect(await count(w, TABLE)).toBe(7);
     });
 
     it("stops at a 403 for a connection without advertising access, with nothing charged", async () => {
