@@ -2,7 +2,8 @@ import type { Command } from "commander";
 import { migrateToLatest } from "../../connectors/warehouse/migrate.js";
 import { ExitCode } from "../../core/errors.js";
 import { loadPrices } from "../../pipelines/engine/prices.js";
-import { findJob, listJobs, type ReportJob } from "../../pipelines/engine/reports/jobs.js";
+import { findJob, listJobs } from "../../pipelines/engine/reports/job-lookup.js";
+import type { ReportJob } from "../../pipelines/engine/reports/jobs.js";
 import {
   checkRetry,
   createCost,

@@ -1,6 +1,7 @@
 import type { PlannedCall } from "../calls.js";
 import { type JobContext, reportFailure } from "./context.js";
-import { getJob, insertJob, latestJobFor, type ReportJob, runIsBusy, updateJob } from "./jobs.js";
+import { latestJobFor, runIsBusy } from "./job-lookup.js";
+import { getJob, insertJob, type ReportJob, updateJob } from "./jobs.js";
 import { finishPaid, paidCall, type ReportCall } from "./paid.js";
 import { readStatus } from "./poll.js";
 

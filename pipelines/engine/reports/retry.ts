@@ -12,7 +12,8 @@ import { finishRun, type RunCounters, type RunStatus, startRun } from "../runs.j
 import type { JobContext, RunState } from "./context.js";
 import { createJob } from "./create.js";
 import { runReportJob } from "./index.js";
-import { findJob, latestJobFor, type ReportJob, runIsBusy, updateJob } from "./jobs.js";
+import { findJob, latestJobFor, runIsBusy } from "./job-lookup.js";
+import { type ReportJob, updateJob } from "./jobs.js";
 
 export interface RetryOptions {
   warehouse: Warehouse;
