@@ -1,0 +1,25 @@
+/**
+ * Refresh this tab: repeats the load that filled the active tab (same table, columns and filters).
+ * A tab whose load is unfinished is continued where it stopped instead of started over.
+ */
+
+/** Menu item. */
+function refreshThisTab() {
+  const ss = SpreadsheetApp.getActive();
+  const ui = SpreadsheetApp.getUi();
+  const sheet = ss.getActiveSheet();
+  try {
+    const memo = tabMemory_(sheet);
+    if (!memo) {
+      throw fail_('Tab "' + sheet.getName() + '" was not filled by Skillsync, so there is nothing to refresh. ' +
+        'Use Skillsync › Load a table… (or Run a pipeline…) to fill a tab.');
+    }
+    const result = runLoad_(sheet, memo.complete ? restartMemo_(memo) : memo);
+    if (result.complete) ss.toast(result.message, TITLE_, 10);
+    else ui.alert(TITLE_, result.message, ui.ButtonSet.OK);
+    return result;
+  } catch (err) {
+    ui.alert(TITLE_, messageOf_(err), ui.ButtonSet.OK);
+    return null;
+  }
+}

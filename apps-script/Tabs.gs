@@ -1,0 +1,114 @@
+/**
+ * What each tab remembers: which table, columns and filters filled it and how far the load got, in
+ * Document Properties keyed by the tab's id (stable across renames). Refresh this tab repeats it;
+ * the follow-up trigger continues the unfinished ones.
+ */
+
+const TAB_PROPERTY_PREFIX_ = 'skillsync.tab.';
+/** Apps Script keeps at most 9 KB in one property. */
+const MAX_MEMO_CHARS_ = 9000;
+
+/**
+ * A fresh load: nothing written yet.
+ * @example newLoadMemo_({ table: 'marketplace_search_results', filters: { keyword: ['usb hub'] } })
+ */
+function newLoadMemo_(o) {
+  return {
+    table: o.table,
+    columns: o.columns && o.columns.length ? o.columns : null,
+    filters: o.filters || null,
+    pageSize: o.pageSize || DEFAULT_PAGE_SIZE_,
+    source: o.source || 'load',
+    runId: o.runId || null,
+    pipeline: o.pipeline || null,
+    header: null,
+    nextOffset: 0,
+    scanned: 0,
+    written: 0,
+    total: null,
+    complete: false,
+    auto: false,
+    error: null,
+    startedAt: new Date().toISOString(),
+    finishedAt: null,
+  };
+}
+
+/** The same load from the start (what Refresh this tab does to a finished tab). */
+function restartMemo_(memo) {
+  return newLoadMemo_(memo);
+}
+
+function tabMemory_(sheet) {
+  return readJsonProperty_(PropertiesService.getDocumentProperties(), TAB_PROPERTY_PREFIX_ + sheet.getSheetId());
+}
+
+function rememberTab_(sheet, memo) {
+  const text = JSON.stringify(memo);
+  if (text.length > MAX_MEMO_CHARS_) {
+    throw fail_('This load is too large to remember for Refresh this tab (' + formatCount_(text.length) +
+      ' characters, at most ' + formatCount_(MAX_MEMO_CHARS_) + '): use fewer filter values or columns.');
+  }
+  PropertiesService.getDocumentProperties().setProperty(TAB_PROPERTY_PREFIX_ + sheet.getSheetId(), text);
+}
+
+function forgetTab_(sheetId) {
+  PropertiesService.getDocumentProperties().deleteProperty(TAB_PROPERTY_PREFIX_ + sheetId);
+}
+
+/** Every remembered tab: [{ sheetId, memo }]. */
+function rememberedTabs_() {
+  const props = PropertiesService.getDocumentProperties();
+  return props.getKeys()
+    .filter(function (k) { return k.indexOf(TAB_PROPERTY_PREFIX_) === 0; })
+    .map(function (k) { return { sheetId: Number(k.slice(TAB_PROPERTY_PREFIX_.length)), memo: readJsonProperty_(props, k) }; })
+    .filter(function (t) { return t.memo !== null; });
+}
+
+function sheetById_(sheetId) {
+  const found = SpreadsheetApp.getActive().getSheets().filter(function (s) { return s.getSheetId() === sheetId; });
+  return found.length ? found[0] : null;
+}
+
+/**
+ * The tab to write into, created when missing. A tab holding data Skillsync did not write is refused,
+ * so a load never overwrites the user's own cells (e.g. the list of keywords a run started from).
+ */
+function targetTab_(name) {
+  const title = String(name || '').trim();
+  if (!title) throw fail_('Name the tab to write the rows to.');
+  if (title.length > 100) throw fail_('Tab names have at most 100 characters; "' + title.slice(0, 40) + '…" has ' + title.length + '.');
+  const ss = SpreadsheetApp.getActive();
+  const sheet = ss.getSheetByName(title);
+  if (!sheet) return ss.insertSheet(title);
+  if (!tabMemory_(sheet) && sheet.getLastRow() > 0) {
+    throw fail_('Tab "' + title + '" holds data that Skillsync did not write. Pick another tab name (or clear ' +
+      'that tab first) so none of your own cells are overwritten.');
+  }
+  return sheet;
+}
+
+/** The note on the header cell: what filled the tab, and how far it got. */
+function setTabNote_(sheet, memo) {
+  const what = 'Skillsync: table ' + memo.table + describeFilters_(memo.filters);
+  let state;
+  if (memo.error) state = 'stopped after ' + plural_(memo.written, 'row') + ': ' + memo.error;
+  else if (memo.complete) state = plural_(memo.written, 'row') + ', loaded ' + formatTime_(new Date(memo.finishedAt));
+  else state = 'loading: ' + progressText_(memo) + (memo.auto ? ' (continues automatically)' : ' (choose Skillsync › Refresh this tab to continue)');
+  sheet.getRange(1, 1).setNote(what + '\n' + state);
+}
+
+function describeFilters_(filters) {
+  if (!filters) return '';
+  return ' where ' + Object.keys(filters).map(function (c) {
+    const values = filters[c];
+    return c + (values.length === 1 ? ' = ' + values[0] : ' in (' + values.slice(0, 5).join(', ') + (values.length > 5 ? ', …' : '') + ')');
+  }).join(' and ');
+}
+
+/** "1,200 of 5,000 rows" or, with filters, "300 rows (1,200 of 5,000 scanned)". */
+function progressText_(memo) {
+  if (memo.total === null) return plural_(memo.written, 'row');
+  if (!memo.filters) return formatCount_(memo.written) + ' of ' + plural_(memo.total, 'row');
+  return plural_(memo.written, 'row') + ' (' + formatCount_(memo.scanned) + ' of ' + formatCount_(memo.total) + ' scanned)';
+}

@@ -1,0 +1,88 @@
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
+import { signedHeaders } from "../../server/index.js";
+import { freshWarehouseUrl } from "../helpers/warehouses.js";
+import { Backend } from "./harness/backend-client.js";
+import { GasProject } from "./harness/project.js";
+
+export const SECRET = "apps-script-test-secret-0123456789abcdef-XYZ";
+
+export interface AddonEnv {
+  project: GasProject;
+  /** The real skillsync serve the script talks to (loopback, in the backend worker). */
+  url: string;
+  /** A plain HTTP server answering 502 with HTML, like a proxy whose upstream is down. */
+  htmlUrl: string;
+  backend: Backend;
+  /** A signed request from the test itself, on the simulated clock. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read answers loosely and assert on them
+  api(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }>;
+  /** Starts a run through the server and waits until it has finished. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read answers loosely and assert on them
+  runPipeline(pipeline: string, params: Record<string, unknown>, maxCredits?: number): Promise<any>;
+}
+
+/**
+ * One backend worker per test file; per test a fresh SQLite warehouse, emulator and server, and a
+ * fresh project (spreadsheet, properties, triggers). After every test: no execution was killed by the
+ * time limit, and the secret appears nowhere a person or a log could read it.
+ */
+export function useAddon(): { start(o?: { settings?: boolean }): Promise<AddonEnv> } {
+  let backend: Backend | undefined;
+  const projects: GasProject[] = [];
+  beforeAll(async () => {
+    backend = await Backend.start();
+  }, 60_000);
+  afterAll(async () => {
+    await backend?.close();
+  });
+  afterEach(async () => {
+    const logs = await backend!.command<{ logs?: string[] }>({ type: "stop" });
+    for (const p of projects.splice(0)) {
+      expect(p.executions.filter((e) => e.killed).map((e) => e.entry)).toEqual([]);
+      expect(p.visibleText()).not.toContain(SECRET);
+      expect(p.logs.join("\n")).not.toContain(SECRET);
+    }
+    expect((logs.logs ?? []).join("\n")).not.toContain(SECRET);
+  });
+
+  return {
+    async start(o = {}) {
+      const b = backend!;
+      const project = new GasProject(b);
+      projects.push(project);
+      const { url, htmlUrl } = await b.command<{ url: string; htmlUrl: string }>({
+        type: "start",
+        warehouseUrl: freshWarehouseUrl("sqlite"),
+        secret: SECRET,
+        maxCredits: 50,
+        clock: project.clock.buffer,
+      });
+      const opened = project.open();
+      expect(opened.error).toBeUndefined();
+      if (o.settings !== false) project.call("saveSettings", { serverUrl: url, secret: SECRET });
+      const api: AddonEnv["api"] = async (method, path, body) => {
+        const text = body === undefined ? "" : JSON.stringify(body);
+        const timestamp = Math.floor(project.clock.now() / 1000);
+        const headers = {
+          ...(text ? { "content-type": "application/json" } : {}),
+          ...signedHeaders(SECRET, { method, pathWithQuery: path, body: text, timestamp }),
+        };
+        const res = await fetch(`${url}${path}`, { method, headers, ...(text ? { body: text } : {}) });
+        return { status: res.status, json: await res.json() };
+      };
+      const runPipeline: AddonEnv["runPipeline"] = async (pipeline, params, maxCredits = 20) => {
+        const post = await api("POST", "/runs", { pipeline, params, maxCredits });
+        expect(post.status).toBe(202);
+        for (let i = 0; ; i++) {
+          const r = await api("GET", `/runs/${post.json.runId}?nonce=${i}`);
+          if (!["queued", "running"].includes(r.json.status)) return r.json;
+          await new Promise((res) => setTimeout(res, 20));
+        }
+      };
+      return { project, url, htmlUrl, backend: b, api, runPipeline };
+    },
+  };
+}
+
+/** Waits (really) between polls, as the sidebar does between its google.script.run calls. */
+export const pause = (ms: number) => new Promise((res) => setTimeout(res, ms));
