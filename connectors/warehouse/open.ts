@@ -4,15 +4,32 @@ import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import { postgresAdapter, sqliteAdapter, type WarehouseAdapter } from "./adapter.js";
+import type { WarehouseTx } from "./bulk.js";
+
+export type { WarehouseTx } from "./bulk.js";
+
+import { sqliteBulkWriter } from "./bulk-sqlite.js";
+import { pgTransaction } from "./pg-transaction.js";
 import { describeWarehouse, parseWarehouseUrl, type WarehouseTarget } from "./url.js";
 
 // Tables are created at run time from pipeline files, so the database type is open.
 // biome-ignore lint/suspicious/noExplicitAny: rows of user-declared tables
 export type AnyDB = any;
 
+/** The driver under Kysely, for the bulk paths and the benchmark's raw reference. */
+export type RawDriver = { kind: "sqlite"; database: SQLite.Database } | { kind: "postgres"; pool: pg.Pool };
+
 export interface Warehouse {
   readonly db: Kysely<AnyDB>;
   readonly adapter: WarehouseAdapter;
+  readonly raw: RawDriver;
+  /**
+   * One transaction with Kysely (`tx.db`) and the bulk row writer (`tx.bulk`) on the same
+   * connection: committed when `fn` resolves, rolled back when it throws.
+   *
+   * @example await w.transaction(async (tx) => { await tx.bulk.write(def, rows, "upsert"); await markLoaded(tx.db, …); });
+   */
+  transaction<T>(fn: (tx: WarehouseTx) => Promise<T>): Promise<T>;
   readonly target: WarehouseTarget;
   /** Printable description, password masked. */
   readonly description: string;
@@ -54,9 +71,13 @@ export async function openWarehouse(url?: string): Promise<Warehouse> {
     // Concurrent runs and schedulers share the file: wait for the writer instead of failing.
     database.pragma("busy_timeout = 15000");
     const db = new Kysely<AnyDB>({ dialect: new SqliteDialect({ database }) });
+    const bulk = sqliteBulkWriter(database);
     return {
       db,
       adapter: sqliteAdapter,
+      raw: { kind: "sqlite", database },
+      // One connection: statements run directly on it from inside Kysely's transaction are part of it.
+      transaction: (fn) => db.transaction().execute((trx) => fn({ db: trx, bulk })),
       target,
       description: describeWarehouse(target),
       close: () => db.destroy(),
@@ -82,9 +103,12 @@ export async function openWarehouse(url?: string): Promise<Warehouse> {
   });
   const db = new Kysely<AnyDB>({ dialect: new PostgresDialect({ pool }) });
   await sql`select 1`.execute(db);
+  const adapter = postgresAdapter(target.schema);
   return {
     db,
-    adapter: postgresAdapter(target.schema),
+    adapter,
+    raw: { kind: "postgres", pool },
+    transaction: (fn) => pgTransaction(pool, adapter, fn),
     target,
     description: describeWarehouse(target),
     close: () => db.destroy(),

@@ -33,16 +33,16 @@ export async function loadResponse(
   // Columns the data brings are added before the transaction: DDL racing inside one would abort it.
   const tables = mapping.infer ? await mapping.infer.apply(w, n) : mapping;
   let rows = 0;
-  await w.db.transaction().execute(async (trx) => {
-    await also(trx);
+  await w.transaction(async (tx) => {
+    await also(tx.db);
     const parents = n.rows.get(mapping.table.name) ?? [];
-    rows += await writeRows(trx, w.adapter, tables.table, parents, mapping.mode);
+    rows += await writeRows(tx, tables.table, parents, mapping.mode);
     for (const child of tables.children) {
-      if (mapping.mode === "merge") await deleteChildren(trx, child, tables.table.key, parents, w.adapter);
-      rows += await writeRows(trx, w.adapter, child, n.rows.get(child.name) ?? [], mapping.mode);
+      if (mapping.mode === "merge") await deleteChildren(tx, child, tables.table.key, parents);
+      rows += await writeRows(tx, child, n.rows.get(child.name) ?? [], mapping.mode);
     }
-    await insertRejects(trx, runId, pipeline.name, call.hash, n.rejects);
-    await markLoaded(trx, runId, pipeline.name, call.hash, rows);
+    await insertRejects(tx.db, runId, pipeline.name, call.hash, n.rejects);
+    await markLoaded(tx.db, runId, pipeline.name, call.hash, rows);
   });
   return { rows, rejected: n.rejects.length };
 }

@@ -62,7 +62,8 @@ export async function loadPart(p: PartToLoad): Promise<PartLoaded> {
 
   let rows = 0;
   let rejected = 0;
-  const skipped = await w.db.transaction().execute(async (trx) => {
+  const skipped = await w.transaction(async (tx) => {
+    const trx = tx.db;
     const job = await getJob(trx, p.jobId, true);
     if (!job || job.partsLoaded.includes(p.part)) return true;
     const write = async (b: CsvBatch) => {
@@ -74,13 +75,7 @@ export async function loadPart(p: PartToLoad): Promise<PartLoaded> {
         __report_row: b.rowNumbers[i],
       }));
       const n = table.mapping.normalise(input, p.context);
-      rows += await writeRows(
-        trx,
-        w.adapter,
-        table.def,
-        n.rows.get(table.def.name) ?? [],
-        table.mapping.mode,
-      );
+      rows += await writeRows(tx, table.def, n.rows.get(table.def.name) ?? [], table.mapping.mode);
       const rejects = [
         ...n.rejects,
         ...b.malformed.map((m) => ({ table: table.def.name, reason: m.reason, record: m.cells })),

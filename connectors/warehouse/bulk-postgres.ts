@@ -1,0 +1,93 @@
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
+import type { WarehouseAdapter } from "./adapter.js";
+import { type BulkRow, type BulkWriter, ident, updatable } from "./bulk.js";
+import { type CopyEncoder, copyEncoder } from "./copy-csv.js";
+import type { ColumnDef, TableDef } from "./types.js";
+
+/** The staging table's arrival order: the last row of a key wins. */
+const SEQ = "skillsync_seq";
+/** Rows per string written to the COPY stream: big enough for few writes, small enough to stay flat. */
+const ROWS_PER_CHUNK = 500;
+
+function* lines(rows: readonly BulkRow[], encoder: CopyEncoder): Generator<string> {
+  for (let i = 0; i < rows.length; i += ROWS_PER_CHUNK) {
+    yield encoder.encode(rows, i, Math.min(rows.length, i + ROWS_PER_CHUNK));
+  }
+}
+
+async function copyInto(
+  client: pg.ClientBase,
+  table: string,
+  columns: readonly ColumnDef[],
+  rows: readonly BulkRow[],
+  withSeq: boolean,
+): Promise<void> {
+  const names = [...(withSeq ? [SEQ] : []), ...columns.map((c) => c.name)].map(ident).join(", ");
+  const stream = client.query(copyFrom(`copy ${ident(table)} (${names}) from stdin with (format csv)`));
+  await pipeline(Readable.from(lines(rows, copyEncoder(columns, withSeq)), { objectMode: false }), stream);
+}
+
+/**
+ * Postgres's bulk writer, bound to one client inside one transaction. Inserts `COPY` straight
+ * into the table. Upserts `COPY` into a temporary staging table (dropped at commit; emptied and
+ * reused for the next batch of the same table) and merge in ONE statement: `DISTINCT ON` the key,
+ * newest arrival first, so a key twice in a batch never makes `ON CONFLICT DO UPDATE` touch a row
+ * twice.
+ *
+ * @example
+ * await w.transaction(async (tx) => tx.bulk.write(def, rows, "upsert"));
+ */
+export function postgresBulkWriter(client: pg.ClientBase, adapter: WarehouseAdapter): BulkWriter {
+  const stages = new Map<string, string>();
+
+  async function stage(def: TableDef): Promise<string> {
+    const shape = `${def.name}\u0000${def.columns.map((c) => `${c.name} ${c.type}`).join(",")}`;
+    const known = stages.get(shape);
+    if (known) {
+      await client.query(`truncate ${ident(known)}`);
+      return known;
+    }
+    const name = `skillsync_stage_${stages.size + 1}`;
+    const cols = def.columns.map((c) => `${ident(c.name)} ${adapter.sqlType(c.type)}`);
+    await client.query(
+      `create temporary table ${ident(name)} (${ident(SEQ)} integer, ${cols.join(", ")}) on commit drop`,
+    );
+    stages.set(shape, name);
+    return name;
+  }
+
+  return {
+    async write(def, rows, how) {
+      if (!rows.length) return 0;
+      if (how === "insert") {
+        await copyInto(client, def.name, def.columns, rows, false);
+        return rows.length;
+      }
+      const staging = await stage(def);
+      await copyInto(client, staging, def.columns, rows, true);
+      const cols = def.columns.map((c) => ident(c.name)).join(", ");
+      const key = def.key.map(ident).join(", ");
+      const set = updatable(def).map((c) => `${ident(c)} = excluded.${ident(c)}`);
+      const r = await client.query(
+        `insert into ${ident(def.name)} (${cols})
+         select distinct on (${key}) ${cols} from ${ident(staging)} order by ${key}, ${ident(SEQ)} desc
+         on conflict (${key}) ${set.length ? `do update set ${set.join(", ")}` : "do nothing"}`,
+      );
+      return r.rowCount ?? 0;
+    },
+    async deleteMatching(def, key, keys) {
+      if (!keys.length || !key.length) return;
+      const types = key.map((k) => def.columns.find((c) => c.name === k)?.type ?? "text");
+      const arrays = key.map((k, i) => keys.map((r) => adapter.bind(r[k], types[i]!)));
+      const casts = types.map((t, i) => `$${i + 1}::${adapter.sqlType(t)}[]`);
+      const where =
+        key.length === 1
+          ? `${ident(key[0]!)} = any(${casts[0]})`
+          : `(${key.map(ident).join(", ")}) in (select * from unnest(${casts.join(", ")}))`;
+      await client.query(`delete from ${ident(def.name)} where ${where}`, arrays);
+    },
+  };
+}

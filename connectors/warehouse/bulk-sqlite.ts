@@ -1,0 +1,85 @@
+import type SQLite from "better-sqlite3";
+import { type BulkRow, type BulkWriter, ident, lastPerKey, updatable, type WriteHow } from "./bulk.js";
+import type { ColumnType, TableDef } from "./types.js";
+
+type Statement = SQLite.Statement<unknown[]>;
+
+// Prepared once per connection and statement text (the table's shape): a run of many batches
+// compiles each statement once. Text is a few hundred bytes; shapes are few.
+const cache = new WeakMap<SQLite.Database, Map<string, Statement>>();
+
+function prepared(database: SQLite.Database, text: string): Statement {
+  let byText = cache.get(database);
+  if (!byText) {
+    byText = new Map();
+    cache.set(database, byText);
+  }
+  let stmt = byText.get(text);
+  if (!stmt) {
+    // Inferred columns make new shapes now and then; old ones are rarely needed again.
+    if (byText.size >= 256) byText.clear();
+    stmt = database.prepare<unknown[]>(text);
+    byText.set(text, stmt);
+  }
+  return stmt;
+}
+
+type Bind = (v: unknown) => unknown;
+const same: Bind = (v) => v;
+const BINDERS: Record<ColumnType, Bind> = {
+  text: (v) => (typeof v === "object" && v !== null ? JSON.stringify(v) : v),
+  integer: same,
+  number: same,
+  boolean: (v) => (v ? 1 : 0),
+  date: same,
+  timestamp: same,
+  json: (v) => JSON.stringify(v),
+};
+
+function insertText(def: TableDef, how: WriteHow): string {
+  const cols = def.columns.map((c) => ident(c.name));
+  const base = `insert into ${ident(def.name)} (${cols.join(", ")}) values (${cols.map(() => "?").join(", ")})`;
+  if (how === "insert") return base;
+  const set = updatable(def).map((c) => `${ident(c)} = excluded.${ident(c)}`);
+  const target = def.key.map(ident).join(", ");
+  return `${base} on conflict (${target}) ${set.length ? `do update set ${set.join(", ")}` : "do nothing"}`;
+}
+
+/**
+ * SQLite's bulk writer: one prepared statement per table shape, run once per row. It must run
+ * inside a transaction of the same connection (Kysely's SQLite dialect has one connection, so a
+ * statement run from inside `db.transaction()` belongs to that transaction).
+ *
+ * @example
+ * await w.transaction(async (tx) => tx.bulk.write(def, rows, "upsert"));
+ */
+export function sqliteBulkWriter(database: SQLite.Database): BulkWriter {
+  return {
+    async write(def, rows, how) {
+      if (!rows.length) return 0;
+      const list = how === "upsert" ? lastPerKey(rows, def.key) : rows;
+      const stmt = prepared(database, insertText(def, how));
+      const names = def.columns.map((c) => c.name);
+      const binders = def.columns.map((c) => BINDERS[c.type]);
+      const n = names.length;
+      const values: unknown[] = new Array(n);
+      for (const r of list) {
+        for (let j = 0; j < n; j++) {
+          const v = r[names[j]!];
+          values[j] = v === null || v === undefined ? null : binders[j]!(v);
+        }
+        stmt.run(values);
+      }
+      return list.length;
+    },
+    async deleteMatching(def, key, keys) {
+      if (!keys.length || !key.length) return;
+      const where = key.map((k) => `${ident(k)} = ?`).join(" and ");
+      const stmt = prepared(database, `delete from ${ident(def.name)} where ${where}`);
+      const binders = key.map((k) => BINDERS[def.columns.find((c) => c.name === k)?.type ?? "text"]);
+      for (const r of lastPerKey(keys, key) as BulkRow[]) {
+        stmt.run(key.map((k, i) => (r[k] === null || r[k] === undefined ? null : binders[i]!(r[k]))));
+      }
+    },
+  };
+}
