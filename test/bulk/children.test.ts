@@ -1,0 +1,115 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import { migrateToLatest } from "../../connectors/warehouse/migrate.js";
+import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
+import type { PlannedCall } from "../../pipelines/engine/calls.js";
+import { loadResponse } from "../../pipelines/engine/load-response.js";
+import { compileMapping } from "../../pipelines/engine/mapping.js";
+import { ensureTable } from "../../pipelines/engine/tables.js";
+import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
+import { pipelineFrom, rows } from "../pipelines/fixtures.js";
+
+/** A pipeline whose parents have a one- or two-column key and two child tables. */
+const yaml = (key: string, mode: string) => `name: parts
+skill: patent-core-bibliography
+records:
+  path: data
+  table: parts
+  key: ${key}
+  mode: ${mode}
+  columns:
+    shelf: text
+    pn: text
+    title: text
+  children:
+    - { path: tags, table: part_tags, valueColumn: tag }
+    - { path: people, table: part_people, columns: { name: text, note: text } }
+`;
+
+const call = (hash: string): PlannedCall => ({
+  skill: "patent-core-bibliography",
+  body: {},
+  hash,
+  credits: 0,
+  input: undefined,
+  items: 1,
+  pageIndex: 0,
+  fetched: 0,
+});
+
+describe.each(WAREHOUSE_KINDS)("child tables through loadResponse on %s", (kind) => {
+  describe.skipIf(unavailable(kind))("", () => {
+    let w: Warehouse;
+    beforeEach(async () => {
+      w = await openWarehouse(freshWarehouseUrl(kind));
+      await migrateToLatest(w);
+      return () => w.close();
+    });
+
+    async function load(pipelineYaml: string, data: unknown, hash: string) {
+      const pipeline = pipelineFrom(pipelineYaml);
+      const mapping = compileMapping(pipeline.records);
+      for (const t of [mapping.table, ...mapping.children]) await ensureTable(w, t);
+      const c = { pipeline, params: {}, mapping };
+      return loadResponse(w, c, call(hash), data, new Date().toISOString(), "run-1", async () => {});
+    }
+
+    it.each([
+      ["[pn]", "one-column"],
+      ["[shelf, pn]", "two-column"],
+    ])("a merge replaces each merged parent's children (%s key: %s)", async (key) => {
+      const p = yaml(key, "merge");
+      const first = await load(
+        p,
+        {
+          data: [
+            { shelf: "s", pn: "A", title: "a", tags: ["x", "y", "z"], people: [{ name: 'Ann, "A"' }] },
+            { shelf: "s", pn: "B", title: "b", tags: ["keep"], people: [] },
+          ],
+        },
+        "h1",
+      );
+      expect(first).toEqual({ rows: 2 + 4 + 1, rejected: 0 });
+      const second = await load(
+        p,
+        {
+          data: [
+            { shelf: "s", pn: "A", title: "a2", tags: ["only"], people: [{ name: "Bob\nSmith", note: "" }] },
+          ],
+        },
+        "h2",
+      );
+      expect(second.rows).toBe(3);
+      const tags = await rows<{ pn: string; position: number; tag: string }>(
+        w,
+        "select pn, position, tag from part_tags order by pn, position",
+      );
+      expect(tags.map((t) => [t.pn, Number(t.position), t.tag])).toEqual([
+        ["A", 1, "only"],
+        ["B", 1, "keep"],
+      ]);
+      const people = await rows<{ pn: string; name: string; note: string | null }>(
+        w,
+        "select pn, name, note from part_people order by pn, position",
+      );
+      expect(people).toEqual([{ pn: "A", name: "Bob\nSmith", note: "" }]);
+      const parents = await rows<{ pn: string; title: string }>(w, "select pn, title from parts order by pn");
+      expect(parents).toEqual([
+        { pn: "A", title: "a2" },
+        { pn: "B", title: "b" },
+      ]);
+      const loads = await rows<{ rows: number }>(w, "select rows from skillsync_loads order by request_hash");
+      expect(loads.map((l) => Number(l.rows))).toEqual([7, 3]);
+    });
+
+    it("append keeps every parent and child row", async () => {
+      const p = yaml("[pn]", "append");
+      const data = { data: [{ shelf: "s", pn: "A", title: "a", tags: ["x", "y"], people: [] }] };
+      await load(p, data, "h1");
+      await load(p, data, "h2");
+      const n = await rows<{ n: number }>(w, "select count(*) as n from part_tags");
+      expect(Number(n[0]!.n)).toBe(4);
+      const m = await rows<{ n: number }>(w, "select count(*) as n from parts");
+      expect(Number(m[0]!.n)).toBe(2);
+    });
+  });
+});
