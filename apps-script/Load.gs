@@ -62,16 +62,23 @@ function loadTable(form) {
 function runLoad_(target, memo) {
   const label = typeof target === 'string' ? target : target.getName();
   return withDocumentLock_('loading tab "' + label + '"', function () {
-    const sheet = typeof target === 'string' ? targetTab_(target) : target;
+    const tab = typeof target === 'string' ? targetTab_(target) : { sheet: target, created: false };
+    const sheet = tab.sheet;
     memo.error = null;
     rememberTab_(sheet, memo);
     try {
       fillTab_(sheet, memo);
     } catch (err) {
-      memo.error = messageOf_(err);
-      memo.auto = false;
-      rememberTab_(sheet, memo);
-      setTabNote_(sheet, memo);
+      if (tab.created && memo.written === 0 && !memo.header) {
+        // Nothing came of it: leave no empty tab behind.
+        forgetTab_(sheet.getSheetId());
+        SpreadsheetApp.getActive().deleteSheet(sheet);
+      } else {
+        memo.error = messageOf_(err);
+        memo.auto = false;
+        rememberTab_(sheet, memo);
+        setTabNote_(sheet, memo);
+      }
       throw err;
     }
     if (!memo.complete) {

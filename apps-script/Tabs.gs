@@ -71,8 +71,8 @@ function sheetById_(sheetId) {
 }
 
 /**
- * The tab to write into, created when missing. A tab holding data Skillsync did not write is refused,
- * so a load never overwrites the user's own cells (e.g. the list of keywords a run started from).
+ * The tab to write into, created when missing ({ sheet, created }). A tab holding data Skillsync did not
+ * write is refused, so a load never overwrites the user's own cells (e.g. the keywords a run started from).
  */
 function targetTab_(name) {
   const title = String(name || '').trim();
@@ -80,12 +80,19 @@ function targetTab_(name) {
   if (title.length > 100) throw fail_('Tab names have at most 100 characters; "' + title.slice(0, 40) + '…" has ' + title.length + '.');
   const ss = SpreadsheetApp.getActive();
   const sheet = ss.getSheetByName(title);
-  if (!sheet) return ss.insertSheet(title);
+  if (!sheet) {
+    // A new tab is 1000 rows × 26 columns.
+    if (spreadsheetCells_() + 26000 > MAX_SPREADSHEET_CELLS_) {
+      throw fail_('A new tab would take the spreadsheet over Google Sheets\' limit of ' + formatCount_(MAX_SPREADSHEET_CELLS_) +
+        ' cells: delete unused tabs, or load into a tab Skillsync filled before.');
+    }
+    return { sheet: ss.insertSheet(title), created: true };
+  }
   if (!tabMemory_(sheet) && sheet.getLastRow() > 0) {
     throw fail_('Tab "' + title + '" holds data that Skillsync did not write. Pick another tab name (or clear ' +
       'that tab first) so none of your own cells are overwritten.');
   }
-  return sheet;
+  return { sheet: sheet, created: false };
 }
 
 /** The note on the header cell: what filled the tab, and how far it got. */

@@ -108,4 +108,40 @@ describe("Run a pipeline", () => {
       "usb hub",
     ]);
   });
+
+  it("Runs and credits lists recent runs with their outcome and credits, and the budget", async () => {
+    const env = await addon.start();
+    const { project } = env;
+    const started = project.call("startRun", {
+      pipeline: "marketplace-search",
+      params: { keyword: ["usb hub", "desk lamp", "garden hose"] },
+      maxCredits: 1,
+    });
+    const last = (await pollUntilFinished(env, started.runId)).at(-1);
+    expect(last).toMatchObject({ status: "ceiling", finished: true, credits: { spent: 1, max: 1 } });
+    expect(last.line).toMatch(/^ceiling · 1 of 3 calls · 1 of 1 credits · \d+ rows · .*credit/);
+
+    expect(project.menu("Runs and credits").error).toBeUndefined();
+    expect(project.ui.dialogs.at(-1)?.title).toBe("Skillsync: runs and credits");
+    const view = project.call("getRunsAndCredits");
+    expect(view.runs).toHaveLength(1);
+    expect(view.runs[0]).toMatchObject({
+      runId: started.runId,
+      pipeline: "marketplace-search",
+      status: "ceiling",
+      credits: { spent: 1, max: 1 },
+      line: last.line,
+    });
+    expect(view.budget).toEqual({
+      daily: "Today: 1 credit spent, no limit",
+      monthly: "This month: 1 credit spent, no limit",
+      perRun: "At most 50 credits per run.",
+    });
+    expect(view.queue).toEqual({ queued: 0, running: 0 });
+
+    // The rows the run loaded before it stopped can still be written (the dialog's "Write to tab").
+    const written = project.call("writeRunTable", started.runId, "Partial");
+    expect(written).toMatchObject({ tab: "Partial", complete: true, written: last.rows.written });
+    expect(project.spreadsheet.getSheetByName("Partial")!.dump()).toHaveLength(1 + last.rows.written);
+  });
 });

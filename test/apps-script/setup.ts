@@ -60,7 +60,10 @@ export function useAddon(): { start(o?: { settings?: boolean }): Promise<AddonEn
       const opened = project.open();
       expect(opened.error).toBeUndefined();
       if (o.settings !== false) project.call("saveSettings", { serverUrl: url, secret: SECRET });
-      const api: AddonEnv["api"] = async (method, path, body) => {
+      let nonce = 0;
+      const api: AddonEnv["api"] = async (method, target, body) => {
+        // Each signature is single-use: the nonce keeps two identical requests in one second apart.
+        const path = `${target}${target.includes("?") ? "&" : "?"}nonce=t${nonce++}`;
         const text = body === undefined ? "" : JSON.stringify(body);
         const timestamp = Math.floor(project.clock.now() / 1000);
         const headers = {
@@ -73,8 +76,8 @@ export function useAddon(): { start(o?: { settings?: boolean }): Promise<AddonEn
       const runPipeline: AddonEnv["runPipeline"] = async (pipeline, params, maxCredits = 20) => {
         const post = await api("POST", "/runs", { pipeline, params, maxCredits });
         expect(post.status).toBe(202);
-        for (let i = 0; ; i++) {
-          const r = await api("GET", `/runs/${post.json.runId}?nonce=${i}`);
+        for (;;) {
+          const r = await api("GET", `/runs/${post.json.runId}`);
           if (!["queued", "running"].includes(r.json.status)) return r.json;
           await new Promise((res) => setTimeout(res, 20));
         }

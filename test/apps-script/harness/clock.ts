@@ -25,6 +25,7 @@ export const KILLED_MESSAGE = "Exceeded maximum execution time";
 /** One execution of the script: its own start time and limit, and whether Apps Script killed it. */
 export class Execution {
   readonly started: number;
+  ended: number | undefined;
   killed = false;
 
   constructor(
@@ -35,6 +36,11 @@ export class Execution {
     readonly limitMs: number,
   ) {
     this.started = clock.now();
+  }
+
+  /** How long the finished execution took, in simulated milliseconds. */
+  duration(): number {
+    return (this.ended ?? Number.NaN) - this.started;
   }
 
   elapsed(): number {

@@ -48,8 +48,9 @@ export type RpcResult =
  */
 export class GasProject {
   readonly clock = new SimClock();
-  readonly costs = { fetchMs: 300, perCellMs: 0.02 };
-  readonly fetch: FetchOptions = { fetchMs: 0, responseLimit: 50 * 1024 * 1024, whitelist: null };
+  /** Simulated cost of writing cells; fetch costs are in `fetch`. */
+  readonly costs = { perCellMs: 0.02 };
+  readonly fetch: FetchOptions = { fetchMs: 300, responseLimit: 50 * 1024 * 1024, whitelist: null };
   readonly triggerOptions = { refuse: false };
   readonly spreadsheet: FakeSpreadsheet;
   readonly userProperties: FakeProperties;
@@ -72,7 +73,7 @@ export class GasProject {
   private nextExecution = 1;
 
   constructor(
-    private readonly backend: Backend,
+    private readonly backend: Backend | undefined,
     readonly dir = APPS_SCRIPT_DIR,
   ) {
     const project = this;
@@ -106,7 +107,9 @@ export class GasProject {
     const kind = () => this.current().kind;
     const ui = fakeUi(env, this.ui);
     let ctx: vm.Context | undefined;
-    const urlFetch = fakeUrlFetchApp(env, this.backend, this.fetch, this.sent, (r) => this.beforeFetch(r));
+    const backend = this.backend;
+    const urlFetch =
+      backend && fakeUrlFetchApp(env, backend, this.fetch, this.sent, (r) => this.beforeFetch(r));
     const scriptApp = fakeScriptApp(env, this.triggers, () => this.clock.now(), this.triggerOptions);
     const noAuth = (what: string) => {
       if (kind() === "simple")
@@ -129,6 +132,7 @@ export class GasProject {
       UrlFetchApp: {
         fetch: (url: string, params?: Record<string, unknown>) => {
           noAuth("UrlFetchApp.fetch");
+          if (!urlFetch) throw new Error("test bug: this project has no backend to fetch from");
           return urlFetch.fetch(url, params);
         },
       },
@@ -177,11 +181,14 @@ export class GasProject {
       value = (fn as (...a: unknown[]) => unknown)(...args);
       execution.check();
     } catch (err) {
-      error = err instanceof Error ? err : new Error(String(err));
+      // Errors from the script's own realm are not `instanceof Error` here.
+      const message = (err as { message?: unknown } | null)?.message;
+      error = typeof message === "string" ? new Error(message) : new Error(String(err));
       if (execution.killed) error = new Error(`${entry}: Exceeded maximum execution time`);
       this.errors.push(error.message);
     } finally {
       this.stack.pop();
+      execution.ended = this.clock.now();
       if (this.lock.owner === execution.id) this.lock.owner = null;
     }
     return { value, error, execution };

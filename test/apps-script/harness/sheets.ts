@@ -361,6 +361,15 @@ export class FakeSpreadsheet {
     this.setActiveSheet(sheet);
     return sheet;
   }
+  deleteSheet(sheet: FakeSheet): void {
+    this.env.spend(5);
+    if (this.sheets.length === 1)
+      throw new Error("Exception: You can't remove all the sheets in a document.");
+    const i = this.sheets.indexOf(sheet);
+    if (i < 0) throw new Error("Exception: The sheet is not in this spreadsheet.");
+    this.sheets.splice(i, 1);
+    if (this.active === sheet) this.setActiveSheet(this.sheets[0]!);
+  }
   getActiveSheet(): FakeSheet {
     return this.active;
   }
