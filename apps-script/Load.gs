@@ -64,6 +64,7 @@ function runLoad_(target, memo) {
   return withDocumentLock_('loading tab "' + label + '"', function () {
     const tab = typeof target === 'string' ? targetTab_(target) : { sheet: target, created: false };
     const sheet = tab.sheet;
+    forgetDeletedTabs_();
     memo.error = null;
     rememberTab_(sheet, memo);
     try {

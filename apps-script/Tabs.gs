@@ -65,6 +65,14 @@ function rememberedTabs_() {
     .filter(function (t) { return t.memo !== null; });
 }
 
+/** Drops what deleted tabs remembered (Document Properties hold 500 KB in all). */
+function forgetDeletedTabs_() {
+  const ids = SpreadsheetApp.getActive().getSheets().map(function (s) { return s.getSheetId(); });
+  rememberedTabs_().forEach(function (t) {
+    if (ids.indexOf(t.sheetId) < 0) forgetTab_(t.sheetId);
+  });
+}
+
 function sheetById_(sheetId) {
   const found = SpreadsheetApp.getActive().getSheets().filter(function (s) { return s.getSheetId() === sheetId; });
   return found.length ? found[0] : null;
