@@ -1,12 +1,11 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import pLimit from "p-limit";
-import { AccessError, AuthError, SkillApiError } from "../../connectors/skill-api/errors.js";
 import { migrateToLatest } from "../../connectors/warehouse/migrate.js";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
 import { CreditCeilingError, ValidationError } from "../../core/errors.js";
 import { durationMs } from "../../schema/pipeline.js";
-import { type Ceiling, releaseCredits, reserveCredits, warehouseCeilings } from "./budget.js";
+import { type Ceiling, warehouseCeilings } from "./budget.js";
 import { type CallFactory, callFactory, type PlannedCall, type Prepare } from "./calls.js";
 import { requestHash } from "./hash.js";
 import { resolveInput, type SheetReader } from "./inputs.js";
@@ -15,10 +14,19 @@ import { type LoadedPipeline, listBuiltinPipelines, loadPipeline } from "./load.
 import { loadResponse } from "./load-response.js";
 import { dropOtherRuns } from "./loader.js";
 import { type CompiledMapping, compileMapping } from "./mapping.js";
+import { paidCall } from "./paid-call.js";
 import { type ParamValue, type ParamValues, resolveParams } from "./params.js";
 import { loadPrices, type PriceTable } from "./prices.js";
 import { runReportCalls } from "./reports/index.js";
-import { finishRun, type RunCounters, type RunStatus, startRun, type Trigger, updateRun } from "./runs.js";
+import {
+  finishRun,
+  type RunCounters,
+  type RunStatus,
+  runOutcome,
+  startRun,
+  type Trigger,
+  updateRun,
+} from "./runs.js";
 import { ensureTable } from "./tables.js";
 import { ensureViews } from "./views.js";
 
@@ -217,15 +225,13 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     o.signal?.removeEventListener("abort", onAbort);
   }
 
-  const status: RunStatus = fatal
-    ? "failed"
-    : state.ceiling
-      ? "ceiling"
-      : o.signal?.aborted
-        ? "interrupted"
-        : counters.callsFailed > 0 || state.authFailure
-          ? "failed"
-          : "succeeded";
+  const status = runOutcome({
+    fatal,
+    ceiling: state.ceiling,
+    aborted: o.signal?.aborted === true,
+    authFailure: state.authFailure,
+    callsFailed: counters.callsFailed,
+  });
   await finishRun(w, runId, status, counters, {
     stopReason: state.stopReason,
     error: fatal instanceof Error ? fatal.message : failures[0]?.message,
@@ -318,66 +324,26 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
       return factory.next(call, stored.data);
     }
 
-    let callId: number;
-    try {
-      callId = await w.db.transaction().execute(async (trx) => {
-        await reserveCredits(trx, ceilings, call.credits);
-        return insertCall(trx, { ...record, credits: call.credits }, "reserved");
-      });
-    } catch (err) {
-      if (err instanceof CreditCeilingError) {
-        state.stop = true;
-        state.ceiling = true;
-        state.stopReason ??= err.message;
-        report(err.message);
-        return undefined;
-      }
-      throw err;
-    }
-    counters.creditsSpent += call.credits;
-    report();
-
-    let result: Awaited<ReturnType<SkillCaller["send"]>>;
-    try {
-      // No abort signal: a call in flight is paid for, so a stopping run lets it finish and keeps it.
-      result = await o.client.send({ slug: p.skill, body: call.body });
-    } catch (err) {
-      if (!(err instanceof SkillApiError)) throw err;
-      const ambiguous = err.maybeCharged;
-      if (!ambiguous) {
-        await releaseCredits(w.db, ceilings, call.credits);
-        counters.creditsSpent -= call.credits;
-      }
-      await finishCall(w.db, callId, {
-        outcome: ambiguous ? "ambiguous" : "failed",
-        credits: ambiguous ? call.credits : 0,
-        httpStatus: err.status,
-        errorCode: err.code,
-        error: err.message,
-        traceId: err.traceId,
-      });
-      counters.callsFailed++;
-      ps.failed++;
-      failures.push({
-        pipeline: p.name,
-        skill: p.skill,
-        requestHash: call.hash,
-        code: err.code,
-        message: err.message,
-        ambiguous,
-      });
-      if (err instanceof AuthError) {
-        state.stop = true;
-        state.authFailure = true;
-        state.stopReason ??= err.message;
-      } else if (err instanceof AccessError) {
-        ps.stop = true;
-        state.authFailure = true;
-        state.stopReason ??= err.message;
-      }
-      report(err.message);
+    const out = await paidCall(
+      {
+        warehouse: w,
+        client: o.client,
+        runId,
+        pipeline: p,
+        ceilings,
+        counters,
+        failures,
+        state,
+        pipelineStop: ps,
+        report,
+      },
+      { skill: p.skill, body: call.body, hash: call.hash, credits: call.credits },
+    );
+    if (!out.ok) {
+      if (!(out.error instanceof CreditCeilingError)) ps.failed++;
       return undefined;
     }
+    const { callId, result } = out;
 
     const receivedAt = new Date().toISOString();
     const data = result.data ?? {};

@@ -16,6 +16,20 @@ export interface RunCounters {
   rowsRejected: number;
 }
 
+/** How a run ended: an exception, a ceiling, an interruption, refused or failed calls, or success. */
+export function runOutcome(o: {
+  fatal: unknown;
+  ceiling: boolean;
+  aborted: boolean;
+  authFailure: boolean;
+  callsFailed: number;
+}): RunStatus {
+  if (o.fatal) return "failed";
+  if (o.ceiling) return "ceiling";
+  if (o.aborted) return "interrupted";
+  return o.callsFailed > 0 || o.authFailure ? "failed" : "succeeded";
+}
+
 const HEARTBEAT_STALE_MS = 120_000;
 
 export function newRunId(): string {

@@ -8,7 +8,7 @@ import { requestHash } from "../hash.js";
 import { loadPipeline } from "../load.js";
 import { loadPrices, type PriceTable } from "../prices.js";
 import type { CallFailure, RunReporter, SkillCaller } from "../runner.js";
-import { finishRun, type RunCounters, type RunStatus, startRun } from "../runs.js";
+import { finishRun, type RunCounters, type RunStatus, runOutcome, startRun } from "../runs.js";
 import type { JobContext, RunState } from "./context.js";
 import { createJob } from "./create.js";
 import { runReportJob } from "./index.js";
@@ -166,15 +166,13 @@ export async function retryReportJob(o: RetryOptions): Promise<RetryResult> {
   } catch (err) {
     fatal = err;
   }
-  const status: RunStatus = fatal
-    ? "failed"
-    : state.ceiling
-      ? "ceiling"
-      : o.signal?.aborted
-        ? "interrupted"
-        : counters.callsFailed > 0 || state.authFailure
-          ? "failed"
-          : "succeeded";
+  const status = runOutcome({
+    fatal,
+    ceiling: state.ceiling,
+    aborted: o.signal?.aborted === true,
+    authFailure: state.authFailure,
+    callsFailed: counters.callsFailed,
+  });
   await finishRun(w, runId, status, counters, {
     stopReason: state.stopReason,
     error: fatal instanceof Error ? fatal.message : ctx.failures[0]?.message,
