@@ -78,6 +78,7 @@ export function useAddon(): { start(o?: { settings?: boolean }): Promise<AddonEn
         expect(post.status).toBe(202);
         for (;;) {
           const r = await api("GET", `/runs/${post.json.runId}`);
+          if (r.json.status === "failed") throw new Error(`run failed: ${JSON.stringify(r.json.errors)}`);
           if (!["queued", "running"].includes(r.json.status)) return r.json;
           await new Promise((res) => setTimeout(res, 20));
         }
