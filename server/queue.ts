@@ -5,7 +5,7 @@ import { redact } from "../core/redact.js";
 import type { LoadedPipeline } from "../pipelines/engine/load.js";
 import type { ParamValue } from "../pipelines/engine/params.js";
 import { runPipelines, type SkillCaller } from "../pipelines/engine/runner.js";
-import { newRunId, type RunCounters, type RunStatus } from "../pipelines/engine/runs.js";
+import { newRunId, type RunCounters, type RunStatus, zeroCounters } from "../pipelines/engine/runs.js";
 
 export type JobStatus = "queued" | RunStatus;
 
@@ -41,16 +41,6 @@ export interface QueueOptions {
   keepFinished?: number | undefined;
 }
 
-const zero = (): RunCounters => ({
-  callsPlanned: 0,
-  callsDone: 0,
-  callsCached: 0,
-  callsFailed: 0,
-  creditsSpent: 0,
-  rowsWritten: 0,
-  rowsRejected: 0,
-});
-
 /**
  * The server's run queue: first in, first out, at most `maxRuns` at once and never two runs of
  * the same pipeline together (they would share tables and a resume key).
@@ -75,7 +65,7 @@ export class RunQueue {
       finishedAt: undefined,
       warehouseRunId: undefined,
       resumed: false,
-      counters: zero(),
+      counters: zeroCounters(),
       stopReason: undefined,
       errors: [],
       tables: [],

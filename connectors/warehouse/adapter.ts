@@ -78,3 +78,21 @@ export function postgresAdapter(schema: string | undefined): WarehouseAdapter {
 export function readJson<T = unknown>(value: unknown): T {
   return (typeof value === "string" ? JSON.parse(value) : value) as T;
 }
+
+/** Postgres column types (information_schema data_type) as pipeline column types. */
+export const PG_COLUMN_TYPES: Readonly<Record<string, ColumnType>> = {
+  bigint: "integer",
+  integer: "integer",
+  smallint: "integer",
+  "double precision": "number",
+  real: "number",
+  numeric: "number",
+  boolean: "boolean",
+  date: "date",
+  "timestamp with time zone": "timestamp",
+  "timestamp without time zone": "timestamp",
+  jsonb: "json",
+  json: "json",
+  text: "text",
+  "character varying": "text",
+};

@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import type { LoadedPipeline } from "../../pipelines/engine/load.js";
 import { compileMapping } from "../../pipelines/engine/mapping.js";
 import { listTables } from "../../pipelines/engine/tables.js";
+import { PG_COLUMN_TYPES } from "./adapter.js";
 import type { Warehouse } from "./open.js";
 import type { ColumnType } from "./types.js";
 
@@ -10,23 +11,6 @@ export interface ColumnInfo {
   /** The pipeline type when it can be told from the database (or from a known pipeline). */
   type: ColumnType | undefined;
 }
-
-const PG_TYPES: Record<string, ColumnType> = {
-  bigint: "integer",
-  integer: "integer",
-  smallint: "integer",
-  "double precision": "number",
-  real: "number",
-  numeric: "number",
-  boolean: "boolean",
-  date: "date",
-  "timestamp with time zone": "timestamp",
-  "timestamp without time zone": "timestamp",
-  jsonb: "json",
-  json: "json",
-  text: "text",
-  "character varying": "text",
-};
 
 const SQLITE_TYPES: Record<string, ColumnType> = { integer: "integer", real: "number", text: "text" };
 
@@ -56,7 +40,10 @@ export async function tableColumns(
   const r = await sql<{ column_name: string; data_type: string }>`
     select column_name, data_type from information_schema.columns
     where table_name = ${table} and table_schema = current_schema() order by ordinal_position`.execute(w.db);
-  return r.rows.map((c) => ({ name: c.column_name, type: PG_TYPES[c.data_type] ?? hints[c.column_name] }));
+  return r.rows.map((c) => ({
+    name: c.column_name,
+    type: PG_COLUMN_TYPES[c.data_type] ?? hints[c.column_name],
+  }));
 }
 
 export interface ReadOptions {

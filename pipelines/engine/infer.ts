@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { PG_COLUMN_TYPES } from "../../connectors/warehouse/adapter.js";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
 import type { ColumnDef, ColumnType, TableDef } from "../../connectors/warehouse/types.js";
 import type { RecordsSpec } from "../../schema/pipeline.js";
@@ -86,21 +87,6 @@ function fitValue(
   return { value: type === "json" ? value : toColumn(value, type) };
 }
 
-const PG_TYPES: Record<string, ColumnType> = {
-  bigint: "integer",
-  integer: "integer",
-  smallint: "integer",
-  "double precision": "number",
-  real: "number",
-  numeric: "number",
-  boolean: "boolean",
-  date: "date",
-  "timestamp with time zone": "timestamp",
-  "timestamp without time zone": "timestamp",
-  jsonb: "json",
-  json: "json",
-};
-
 /** What a SQLite text column holds (date, timestamp and JSON are all text there), judged by one stored value. */
 async function sqliteTextType(w: Warehouse, table: string, column: string): Promise<ColumnType> {
   const r = await sql<{ v: unknown }>`
@@ -136,7 +122,7 @@ async function columnTypes(w: Warehouse, table: string): Promise<Map<string, Col
   const r = await sql<{ column_name: string; data_type: string }>`
     select column_name, data_type from information_schema.columns
     where table_name = ${table} and table_schema = current_schema()`.execute(w.db);
-  return new Map(r.rows.map((c) => [c.column_name, PG_TYPES[c.data_type] ?? "text"]));
+  return new Map(r.rows.map((c) => [c.column_name, PG_COLUMN_TYPES[c.data_type] ?? "text"]));
 }
 
 /** Key columns a generic pipeline names but does not declare: text columns read from the member of the same name. */

@@ -26,6 +26,7 @@ import {
   startRun,
   type Trigger,
   updateRun,
+  zeroCounters,
 } from "./runs.js";
 import { ensureTable } from "./tables.js";
 import { ensureViews } from "./views.js";
@@ -179,15 +180,7 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     trigger: o.trigger ?? "manual",
   });
   o.onStart?.(runId, resumed);
-  const counters: RunCounters = {
-    callsPlanned: 0,
-    callsDone: 0,
-    callsCached: 0,
-    callsFailed: 0,
-    creditsSpent: 0,
-    rowsWritten: 0,
-    rowsRejected: 0,
-  };
+  const counters: RunCounters = zeroCounters();
   const failures: CallFailure[] = [];
   const state = {
     stop: false,

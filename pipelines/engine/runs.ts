@@ -16,6 +16,17 @@ export interface RunCounters {
   rowsRejected: number;
 }
 
+/** Counters of a run that has done nothing yet. */
+export const zeroCounters = (): RunCounters => ({
+  callsPlanned: 0,
+  callsDone: 0,
+  callsCached: 0,
+  callsFailed: 0,
+  creditsSpent: 0,
+  rowsWritten: 0,
+  rowsRejected: 0,
+});
+
 /** How a run ended: an exception, a ceiling, an interruption, refused or failed calls, or success. */
 export function runOutcome(o: {
   fatal: unknown;

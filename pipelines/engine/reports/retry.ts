@@ -8,7 +8,7 @@ import { requestHash } from "../hash.js";
 import { loadPipeline } from "../load.js";
 import { loadPrices, type PriceTable } from "../prices.js";
 import type { CallFailure, RunReporter, SkillCaller } from "../runner.js";
-import { finishRun, type RunCounters, type RunStatus, runOutcome, startRun } from "../runs.js";
+import { finishRun, type RunCounters, type RunStatus, runOutcome, startRun, zeroCounters } from "../runs.js";
 import type { JobContext, RunState } from "./context.js";
 import { createJob } from "./create.js";
 import { runReportJob } from "./index.js";
@@ -114,15 +114,7 @@ export async function retryReportJob(o: RetryOptions): Promise<RetryResult> {
     params: job.params,
     trigger: "manual",
   });
-  const counters: RunCounters = {
-    callsPlanned: 0,
-    callsDone: 0,
-    callsCached: 0,
-    callsFailed: 0,
-    creditsSpent: 0,
-    rowsWritten: 0,
-    rowsRejected: 0,
-  };
+  const counters: RunCounters = zeroCounters();
   const state: RunState = { stop: false, stopReason: undefined, authFailure: false, ceiling: false };
   const ctx: JobContext = {
     warehouse: w,
