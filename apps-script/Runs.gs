@@ -4,7 +4,7 @@ function getRunsAndCredits() {
   const listing = callServer_('GET', '/runs');
   const budget = callServer_('GET', '/budget');
   return {
-    runs: listing.runs.slice(0, 50).map(runView_),
+    runs: mergeRuns_(listing).slice(0, 50).map(runView_),
     queue: { queued: listing.queued, running: listing.running },
     budget: {
       daily: budgetLine_('Today', budget.daily),
@@ -19,4 +19,12 @@ function budgetLine_(label, b) {
   if (!b) return label + ': unknown';
   const spent = label + ': ' + plural_(b.spent, 'credit') + ' spent';
   return b.limit === null ? spent + ', no limit' : spent + ' of ' + formatCount_(b.limit) + ' (' + formatCount_(b.remaining) + ' left)';
+}
+
+/** The server's own queue first, then the warehouse's other recent runs (scheduled, CLI, earlier server starts). */
+function mergeRuns_(listing) {
+  const seen = {};
+  listing.runs.forEach(function (r) { if (r.warehouseRunId) seen[r.warehouseRunId] = true; });
+  const others = (listing.recent || []).filter(function (r) { return !seen[r.warehouseRunId]; });
+  return listing.runs.concat(others);
 }

@@ -124,6 +124,7 @@ describe("Run a pipeline", () => {
     expect(project.menu("Runs and credits").error).toBeUndefined();
     expect(project.ui.dialogs.at(-1)?.title).toBe("Skillsync: runs and credits");
     const view = project.call("getRunsAndCredits");
+    // The queue job and its warehouse run are one run, listed once.
     expect(view.runs).toHaveLength(1);
     expect(view.runs[0]).toMatchObject({
       runId: started.runId,
