@@ -30,32 +30,53 @@ async function copyInto(
   await pipeline(Readable.from(lines(rows, copyEncoder(columns, withSeq)), { objectMode: false }), stream);
 }
 
+// Staging tables live as long as their connection: created once (ON COMMIT DELETE ROWS empties
+// them at each commit), so a batch costs no DDL and no catalog churn. Per client: shape → name.
+const staged = new WeakMap<pg.ClientBase, { shapes: Map<string, string>; made: number }>();
+
+/** A bulk writer that can be told its transaction rolled back (staging tables made in it are gone). */
+export interface PgBulkWriter extends BulkWriter {
+  rolledBack(): void;
+}
+
 /**
  * Postgres's bulk writer, bound to one client inside one transaction. Inserts `COPY` straight
- * into the table. Upserts `COPY` into a temporary staging table (dropped at commit; emptied and
- * reused for the next batch of the same table) and merge in ONE statement: `DISTINCT ON` the key,
- * newest arrival first, so a key twice in a batch never makes `ON CONFLICT DO UPDATE` touch a row
- * twice.
+ * into the table. Upserts `COPY` into a temporary staging table of the target's own column types
+ * and merge in ONE statement: `DISTINCT ON` the key, newest arrival first, so a key twice in a
+ * batch never makes `ON CONFLICT DO UPDATE` touch a row twice.
  *
  * @example
  * await w.transaction(async (tx) => tx.bulk.write(def, rows, "upsert"));
  */
-export function postgresBulkWriter(client: pg.ClientBase, adapter: WarehouseAdapter): BulkWriter {
-  const stages = new Map<string, string>();
+export function postgresBulkWriter(client: pg.ClientBase, adapter: WarehouseAdapter): PgBulkWriter {
+  let stages = staged.get(client);
+  if (!stages) {
+    stages = { shapes: new Map(), made: 0 };
+    staged.set(client, stages);
+  }
+  const perClient = stages;
+  const known = stages.shapes;
+  const createdNow: string[] = [];
+  const usedNow = new Set<string>();
 
   async function stage(def: TableDef): Promise<string> {
-    const shape = `${def.name}\u0000${def.columns.map((c) => `${c.name} ${c.type}`).join(",")}`;
-    const known = stages.get(shape);
-    if (known) {
-      await client.query(`truncate ${ident(known)}`);
-      return known;
+    const shape = `${def.name}\u0000${def.columns.map((c) => c.name).join(",")}`;
+    let name = known.get(shape);
+    if (name === undefined) {
+      name = `skillsync_stage_${++perClient.made}`;
+      const cols = def.columns.map((c) => ident(c.name)).join(", ");
+      // The target's own column types: COPY text is read exactly as the table would read it.
+      await client.query(
+        `create temporary table ${ident(name)} on commit delete rows as
+         select 0::integer as ${ident(SEQ)}, ${cols} from ${ident(def.name)} with no data`,
+      );
+      known.set(shape, name);
+      createdNow.push(shape);
+    } else if (usedNow.has(name)) {
+      // The same table twice in one transaction (a report part's batches): start empty again.
+      await client.query(`truncate ${ident(name)}`);
     }
-    const name = `skillsync_stage_${stages.size + 1}`;
-    const cols = def.columns.map((c) => `${ident(c.name)} ${adapter.sqlType(c.type)}`);
-    await client.query(
-      `create temporary table ${ident(name)} (${ident(SEQ)} integer, ${cols.join(", ")}) on commit drop`,
-    );
-    stages.set(shape, name);
+    usedNow.add(name);
     return name;
   }
 
@@ -88,6 +109,9 @@ export function postgresBulkWriter(client: pg.ClientBase, adapter: WarehouseAdap
           ? `${ident(key[0]!)} = any(${casts[0]})`
           : `(${key.map(ident).join(", ")}) in (select * from unnest(${casts.join(", ")}))`;
       await client.query(`delete from ${ident(def.name)} where ${where}`, arrays);
+    },
+    rolledBack() {
+      for (const shape of createdNow) known.delete(shape);
     },
   };
 }

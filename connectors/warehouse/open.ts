@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
+import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import { postgresAdapter, sqliteAdapter, type WarehouseAdapter } from "./adapter.js";
 import type { WarehouseTx } from "./bulk.js";
@@ -53,6 +53,28 @@ const pgTypes = {
 };
 
 /**
+ * Kysely's SQLite driver prepares every statement it runs; the ledger's few statements run once
+ * per call, so each is prepared once per connection and reused (SQLite re-prepares a statement
+ * itself when the schema changes under it).
+ */
+function reusingStatements(database: SQLite.Database): SqliteDatabase {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(text) {
+      let stmt = statements.get(text);
+      if (!stmt) {
+        // Statements with inlined values (DDL, a few) would grow the cache without end.
+        if (statements.size >= 500) statements.clear();
+        stmt = database.prepare(text);
+        statements.set(text, stmt);
+      }
+      return stmt;
+    },
+  };
+}
+
+/**
  * Opens the warehouse named by a URL (or DATABASE_URL, or ./skillsync.db).
  *
  * @example
@@ -70,7 +92,7 @@ export async function openWarehouse(url?: string): Promise<Warehouse> {
     database.pragma("foreign_keys = ON");
     // Concurrent runs and schedulers share the file: wait for the writer instead of failing.
     database.pragma("busy_timeout = 15000");
-    const db = new Kysely<AnyDB>({ dialect: new SqliteDialect({ database }) });
+    const db = new Kysely<AnyDB>({ dialect: new SqliteDialect({ database: reusingStatements(database) }) });
     const bulk = sqliteBulkWriter(database);
     return {
       db,

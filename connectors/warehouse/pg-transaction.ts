@@ -48,9 +48,11 @@ export async function pgTransaction<T>(
     throw err;
   }
   let out: T;
+  const bulk = postgresBulkWriter(client, adapter);
   try {
-    out = await fn({ db: trx, bulk: postgresBulkWriter(client, adapter) });
+    out = await fn({ db: trx, bulk });
   } catch (err) {
+    bulk.rolledBack();
     let broken: Error | undefined;
     await trx
       .rollback()
@@ -64,6 +66,7 @@ export async function pgTransaction<T>(
   try {
     await trx.commit().execute();
   } catch (err) {
+    bulk.rolledBack();
     // A failed COMMIT ends the transaction on the server; the client is fine but we trust it less.
     client.release(err instanceof Error ? err : true);
     throw err;

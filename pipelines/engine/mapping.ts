@@ -35,7 +35,16 @@ interface CompiledColumn {
   get: Getter;
   /** The top-level member this column consumes (so it is not repeated in the extra JSON). */
   consumes: string | undefined;
+  /** The value depends on the response's context alone ($request, $param, $observedAt…): typed once per batch. */
+  perBatch: boolean;
 }
+
+/** A per-batch value that could not be typed: every record of the batch is rejected with it. */
+class BatchFailure {
+  constructor(readonly error: ConversionError) {}
+}
+const PER_RECORD = Symbol("per record");
+type BatchValue = unknown;
 
 export const META_COLUMNS = [
   { name: "run_id", type: "text" },
@@ -43,13 +52,24 @@ export const META_COLUMNS = [
 ] as const;
 
 export function getPath(value: unknown, path: string): unknown {
-  if (path === "." || path === "") return value;
-  let cur = value;
-  for (const part of path.split(".")) {
-    if (cur === null || typeof cur !== "object") return undefined;
-    cur = (cur as Record<string, unknown>)[part];
+  return compilePath(path)(value);
+}
+
+/** A path split once into a getter: per record only property reads remain. */
+export function compilePath(path: string): (value: unknown) => unknown {
+  if (path === "." || path === "") return (v) => v;
+  const parts = path.split(".");
+  if (parts.length === 1) {
+    return (v) => (v !== null && typeof v === "object" ? (v as Record<string, unknown>)[path] : undefined);
   }
-  return cur;
+  return (v) => {
+    let cur = v;
+    for (const part of parts) {
+      if (cur === null || typeof cur !== "object") return undefined;
+      cur = (cur as Record<string, unknown>)[part];
+    }
+    return cur;
+  };
 }
 
 function compileColumn(name: string, spec: ColumnSpec): CompiledColumn {
@@ -58,13 +78,17 @@ function compileColumn(name: string, spec: ColumnSpec): CompiledColumn {
   const transform = typeof spec === "string" ? undefined : spec.transform;
   if (typeof spec !== "string" && spec.value !== undefined) {
     const constant = spec.value;
-    return { name, type, get: () => constant, consumes: undefined };
+    return { name, type, get: () => constant, consumes: undefined, perBatch: true };
   }
   const from = (typeof spec === "string" ? undefined : spec.from) ?? camelCase(name);
-  const typed = (v: unknown) => toColumn(applyTransform(v, transform), type);
+  const typed =
+    transform === undefined
+      ? (v: unknown) => toColumn(v, type)
+      : (v: unknown) => toColumn(applyTransform(v, transform), type);
   if (from.startsWith("$")) {
     const [head, ...rest] = from.slice(1).split(".");
-    const sub = rest.join(".");
+    const sub = compilePath(rest.join("."));
+    const param = rest.join(".");
     const ctxGet: Getter =
       head === "index"
         ? (_r, i) => i + 1
@@ -75,24 +99,33 @@ function compileColumn(name: string, spec: ColumnSpec): CompiledColumn {
             : head === "skill"
               ? (_r, _i, c) => c.skill
               : head === "request"
-                ? (_r, _i, c) => getPath(c.request, sub)
+                ? (_r, _i, c) => sub(c.request)
                 : head === "param"
-                  ? (_r, _i, c) => c.params[sub]
+                  ? (_r, _i, c) => c.params[param]
                   : () => {
                       throw new ConversionError(`unknown context value ${from}`);
                     };
     // A record member of the column's own name is the same value seen from the record: not extra.
-    return { name, type, get: (r, i, c) => typed(ctxGet(r, i, c)), consumes: camelCase(name) };
+    return {
+      name,
+      type,
+      get: (r, i, c) => typed(ctxGet(r, i, c)),
+      consumes: camelCase(name),
+      perBatch: head !== "index",
+    };
   }
   const top = from.split(".")[0];
   // Members are camelCase by default; a source that already uses the column's own name still maps.
   const alt = from === camelCase(name) && from !== name ? name : undefined;
-  const get: Getter = (r) => {
-    let v = getPath(r, from);
-    if (v === undefined && alt !== undefined) v = getPath(r, alt);
-    return typed(v);
-  };
-  return { name, type, get, consumes: from.includes(".") ? undefined : top };
+  const read = compilePath(from);
+  const readAlt = alt === undefined ? undefined : compilePath(alt);
+  const get: Getter = readAlt
+    ? (r) => {
+        const v = read(r);
+        return typed(v === undefined ? readAlt(r) : v);
+      }
+    : (r) => typed(read(r));
+  return { name, type, get, consumes: from.includes(".") ? undefined : top, perBatch: false };
 }
 
 interface CompiledTable {
@@ -118,11 +151,36 @@ function compileTable(
   return { def: { name, columns: defCols, key }, columns: compiled, extra, consumed };
 }
 
-function rowOf(t: CompiledTable, record: unknown, index: number, ctx: RecordContext, skip: Set<string>): Row {
-  const row: Row = {};
-  for (const c of t.columns) {
+/** The values of a table's per-batch columns for one response (PER_RECORD for the others). */
+function batchValues(t: CompiledTable, ctx: RecordContext): BatchValue[] {
+  return t.columns.map((c) => {
+    if (!c.perBatch) return PER_RECORD;
     try {
-      row[c.name] = c.get(record, index, ctx);
+      return c.get(undefined, 0, ctx);
+    } catch (err) {
+      if (err instanceof ConversionError) return new BatchFailure(err);
+      throw err;
+    }
+  });
+}
+
+function rowOf(
+  t: CompiledTable,
+  pre: BatchValue[],
+  record: unknown,
+  index: number,
+  ctx: RecordContext,
+  skip: ReadonlySet<string>,
+): Row {
+  const row: Row = {};
+  const cols = t.columns;
+  for (let j = 0; j < cols.length; j++) {
+    const c = cols[j]!;
+    const known = pre[j];
+    try {
+      if (known === PER_RECORD) row[c.name] = c.get(record, index, ctx);
+      else if (known instanceof BatchFailure) throw known.error;
+      else row[c.name] = known;
     } catch (err) {
       if (err instanceof ConversionError)
         throw new ConversionError(`column ${t.def.name}.${c.name}: ${err.message}`);
@@ -130,16 +188,18 @@ function rowOf(t: CompiledTable, record: unknown, index: number, ctx: RecordCont
     }
   }
   if (t.extra) {
-    const extra: Record<string, unknown> = {};
-    let any = false;
+    let extra: Record<string, unknown> | null = null;
     if (record && typeof record === "object" && !Array.isArray(record)) {
-      for (const [k, v] of Object.entries(record)) {
-        if (t.consumed.has(k) || skip.has(k) || v === undefined) continue;
+      const members = record as Record<string, unknown>;
+      // for…in over a JSON object: own members in order, no entry arrays made per member.
+      for (const k in members) {
+        const v = members[k];
+        if (v === undefined || t.consumed.has(k) || skip.has(k)) continue;
+        extra ??= {};
         extra[k] = v;
-        any = true;
       }
     }
-    row[t.extra] = any ? extra : null;
+    row[t.extra] = extra;
   }
   row["run_id"] = ctx.runId;
   row["loaded_at"] = ctx.observedAt;
@@ -155,6 +215,8 @@ export interface CompiledMapping {
   /** Records of one response → typed rows per table; records that cannot be typed are rejected, not fatal. */
   normalise(data: unknown, ctx: RecordContext): Normalised;
 }
+
+const NONE: ReadonlySet<string> = new Set();
 
 function asList(v: unknown): unknown[] {
   if (v === null || v === undefined) return [];
@@ -199,8 +261,14 @@ export function compileMapping(declared: RecordsSpec): CompiledMapping {
       unique: spec.mode !== "append",
       indexes: key.length ? [key] : [],
     };
-    return { spec: c, table: t, sources, setCols };
+    // Per source: the path compiled and the `set` values as the columns take them, made once.
+    const compiledSources = sources.map((src) => ({
+      read: compilePath(src.path),
+      setValues: setCols.map((n) => (src.set?.[n] === undefined ? null : String(src.set[n]))),
+    }));
+    return { spec: c, table: t, sources, setCols, compiledSources };
   });
+  const readRecords = compilePath(spec.path);
   const childTops = new Set(childParts.flatMap((c) => c.sources.map((s) => s.path.split(".")[0] ?? s.path)));
 
   const table = visible({ ...parent.def, unique: spec.mode !== "append", indexes: spec.indexes ?? [] });
@@ -216,41 +284,52 @@ export function compileMapping(declared: RecordsSpec): CompiledMapping {
         ])
       : undefined,
     normalise(data, ctx) {
-      const rows = new Map<string, Row[]>([[parent.def.name, []]]);
-      for (const c of childParts) rows.set(c.table.def.name, []);
+      const parentRows: Row[] = [];
+      const childLists = childParts.map((): Row[] => []);
       const rejects: Reject[] = [];
-      asList(getPath(data, spec.path)).forEach((record, index) => {
+      const childRows: [number, Row][] = [];
+      const parentPre = batchValues(parent, ctx);
+      const childPre = childParts.map((c) => batchValues(c.table, ctx));
+      asList(readRecords(data)).forEach((record, index) => {
         try {
-          const row = rowOf(parent, record, index, ctx, childTops);
-          const missing = key.filter((k) => row[k] === null || row[k] === undefined);
-          if (missing.length) throw new ConversionError(`key column ${missing.join(", ")} is empty`);
-          const childRows: [string, Row][] = [];
-          for (const c of childParts) {
+          const row = rowOf(parent, parentPre, record, index, ctx, childTops);
+          for (const k of key) {
+            if (row[k] === null || row[k] === undefined) {
+              const missing = key.filter((m) => row[m] === null || row[m] === undefined);
+              throw new ConversionError(`key column ${missing.join(", ")} is empty`);
+            }
+          }
+          childRows.length = 0;
+          for (let p = 0; p < childParts.length; p++) {
+            const c = childParts[p]!;
             let position = 0;
-            for (const source of c.sources) {
-              for (const element of asList(getPath(record, source.path))) {
+            for (const source of c.compiledSources) {
+              for (const element of asList(source.read(record))) {
                 position++;
                 const isScalar = element === null || typeof element !== "object";
-                const child = rowOf(c.table, isScalar ? {} : element, position - 1, ctx, new Set());
+                const child = rowOf(c.table, childPre[p]!, isScalar ? {} : element, position - 1, ctx, NONE);
                 for (const k of key) child[k] = row[k];
                 child["position"] = position;
-                for (const n of c.setCols)
-                  child[n] = source.set?.[n] === undefined ? null : String(source.set[n]);
+                for (let i = 0; i < c.setCols.length; i++) child[c.setCols[i]!] = source.setValues[i];
                 child[c.spec.valueColumn] = isScalar
                   ? element === null
                     ? null
                     : String(element)
                   : (child[c.spec.valueColumn] ?? null);
-                childRows.push([c.table.def.name, child]);
+                childRows.push([p, child]);
               }
             }
           }
-          rows.get(parent.def.name)!.push(row);
-          for (const [t, r] of childRows) rows.get(t)!.push(r);
+          parentRows.push(row);
+          for (const [p, r] of childRows) childLists[p]!.push(r);
         } catch (err) {
           if (!(err instanceof ConversionError)) throw err;
           rejects.push({ table: parent.def.name, reason: err.message, record });
         }
+      });
+      const rows = new Map<string, Row[]>([[parent.def.name, parentRows]]);
+      childParts.forEach((c, p) => {
+        rows.set(c.table.def.name, childLists[p]!);
       });
       return { rows, rejects };
     },

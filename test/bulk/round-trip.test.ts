@@ -144,6 +144,22 @@ describe.each(WAREHOUSE_KINDS)("bulk writes on %s", (kind) => {
       ]);
     });
 
+    it("a batch never carries rows of an earlier transaction (staging is emptied at commit)", async () => {
+      const t = def("staged");
+      await ensureTable(w, t);
+      await w.transaction((tx) => writeRows(tx, t, [{ id: 1, t: "a" }], "merge"));
+      await w.db.updateTable(t.name).set({ t: "changed" }).where("id", "=", 1).execute();
+      for (let i = 2; i < 5; i++) {
+        await w.transaction((tx) => writeRows(tx, t, [{ id: i, t: "b" }], "merge"));
+      }
+      expect((await readBack(w, t)).map((r) => [r["id"], r["t"]])).toEqual([
+        [1, "changed"],
+        [2, "b"],
+        [3, "b"],
+        [4, "b"],
+      ]);
+    });
+
     it("append keeps every row; replace upserts on the key", async () => {
       const a = def("appended", false);
       const r = def("replaced");
