@@ -10,13 +10,17 @@ import {
 import type { ColumnType } from "../connectors/warehouse/types.js";
 import { fromZodIssues, ValidationError } from "../core/errors.js";
 import { dayScope, monthScope, warehouseCeilings } from "../pipelines/engine/budget.js";
+import type { Prepare } from "../pipelines/engine/calls.js";
 import type { LoadedPipeline } from "../pipelines/engine/load.js";
 import { type ParamValue, resolveParams } from "../pipelines/engine/params.js";
+import { preflight } from "../pipelines/engine/preflight.js";
+import { loadPrices } from "../pipelines/engine/prices.js";
 import { errorReply, type Reply, reply } from "./http.js";
 import type { RunQueue } from "./queue.js";
 import { jobView, pipelineView, recentWarehouseRuns, warehouseRunView } from "./views.js";
 
 export const MAX_PAGE = 5000;
+const PRICES = loadPrices();
 
 export interface RouteContext {
   warehouse: Warehouse;
@@ -26,6 +30,8 @@ export interface RouteContext {
   maxCredits: number;
   /** Column types the pipelines declare, so SQLite's 0/1 and JSON text come out typed. */
   columnTypes: Map<string, Record<string, ColumnType>>;
+  /** Validates a request as the client would before sending it (the run's own check, done before queuing). */
+  prepare: Prepare;
 }
 
 const scalar = z.union([z.string().max(60_000), z.number(), z.boolean()]);
@@ -77,7 +83,8 @@ export function postRun(ctx: RouteContext, body: string): Reply {
   const params: Record<string, ParamValue[]> = Object.fromEntries(
     Object.entries(req.params).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]),
   );
-  resolveParams(pipeline.params, params, "params");
+  // The requests the run would make from these params are checked now: a bad one is a 400, not a failed run.
+  preflight([pipeline], [resolveParams(pipeline.params, params, "params")], PRICES, ctx.prepare);
   const job = ctx.queue.submit(pipeline, params, maxCredits);
   return reply(202, { runId: job.id, status: job.status, pipeline: job.pipeline, maxCredits });
 }

@@ -111,6 +111,7 @@ export async function startServer(o: ServerOptions): Promise<SkillsyncServer> {
     queue,
     maxCredits: o.maxCredits,
     columnTypes: pipelineColumnTypes(pipelines),
+    prepare: o.client.prepare.bind(o.client),
   };
   const auth = new RequestAuthenticator(secret, o.now);
   const log = o.log ?? ((line: string) => process.stderr.write(`${line}\n`));

@@ -53,7 +53,13 @@ export function readFileInput(pipelineFile: string, path: string, column?: strin
 
 /** One value per line, or the named column of a CSV file (with a header row). */
 export function readValues(file: string, column: string | undefined, source: string): string[] {
-  const text = readFileSync(file, "utf8").replace(/^\uFEFF/, "");
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8").replace(/^\uFEFF/, "");
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new ValidationError(source, [{ path: ["file"], message: `cannot read ${file} (${why})` }]);
+  }
   if (!column) return clean(text.split(/\r?\n/));
   const rows = parseCsv(text, { columns: true, skip_empty_lines: true, relax_column_count: true }) as Record<
     string,
@@ -92,13 +98,36 @@ export function bindSql(query: string, values: Record<string, unknown>) {
   );
 }
 
-async function fromSource(p: LoadedPipeline, source: InputSource, ctx: InputContext): Promise<string[]> {
+/** The values of a param, list or file source; undefined for sources that need the warehouse or a sheet. */
+function staticSource(p: LoadedPipeline, source: InputSource, params: ParamValues): string[] | undefined {
   if ("param" in source) {
-    const v = ctx.params[source.param];
+    const v = params[source.param];
     return clean(v === undefined ? [] : Array.isArray(v) ? v : [v]);
   }
   if ("list" in source) return clean(source.list);
   if ("file" in source) return readFileInput(p.file, source.file, source.column);
+  return undefined;
+}
+
+/**
+ * The input values as far as they can be known before the run starts (params, lists, files), or
+ * "dynamic" when a SQL or sheet source comes first that would be asked: what the run will call, so
+ * a bad value is refused before anything is sent or written.
+ */
+export function staticInput(p: LoadedPipeline, params: ParamValues): string[] | undefined | "dynamic" {
+  if (!p.input) return undefined;
+  for (const source of Array.isArray(p.input.from) ? p.input.from : [p.input.from]) {
+    const values = staticSource(p, source, params);
+    if (values === undefined) return "dynamic";
+    if (values.length) return values;
+  }
+  return [];
+}
+
+async function fromSource(p: LoadedPipeline, source: InputSource, ctx: InputContext): Promise<string[]> {
+  const values = staticSource(p, source, ctx.params);
+  if (values !== undefined) return values;
+  if (!("sql" in source) && !("sheet" in source)) return [];
   if ("sql" in source) {
     try {
       const r = await bindSql(source.sql, { fresh_since: freshSince(p), ...ctx.params }).execute(

@@ -16,6 +16,7 @@ import { dropOtherRuns } from "./loader.js";
 import { type CompiledMapping, compileMapping } from "./mapping.js";
 import { paidCall } from "./paid-call.js";
 import { type ParamValue, type ParamValues, resolveParams } from "./params.js";
+import { preflight } from "./preflight.js";
 import { loadPrices, type PriceTable } from "./prices.js";
 import { runReportCalls } from "./reports/index.js";
 import {
@@ -117,8 +118,10 @@ export async function preparePipelines(
   w: Warehouse,
   pipelines: LoadedPipeline[],
   given: Record<string, ParamValue[]>,
+  check?: (params: ParamValues[]) => void,
 ): Promise<Compiled[]> {
   const params = paramsFor(pipelines, given);
+  check?.(params);
   await migrateToLatest(w);
   const compiled = pipelines.map((pipeline, i) => ({
     pipeline,
@@ -171,8 +174,10 @@ function runKey(pipelines: LoadedPipeline[], params: Record<string, ParamValue[]
 export async function runPipelines(o: RunOptions): Promise<RunSummary> {
   const w = o.warehouse;
   const given = o.params ?? {};
-  const compiled = await preparePipelines(w, o.pipelines, given);
   const prices = o.prices ?? loadPrices();
+  const compiled = await preparePipelines(w, o.pipelines, given, (params) =>
+    preflight(o.pipelines, params, prices, o.client.prepare.bind(o.client)),
+  );
   const { id: runId, resumed } = await startRun(w, {
     key: runKey(o.pipelines, given),
     pipelines: o.pipelines.map((p) => p.name),
