@@ -132,6 +132,10 @@ export const recordsSchema = z
   .refine((r) => r.children.length === 0 || (r.key?.length ?? 0) > 0, {
     message: "child tables need the parent's key, to link their rows",
     path: ["key"],
+  })
+  .refine((r) => r.inferColumns || (r.key ?? []).every((k) => k in r.columns), {
+    message: "every key column must be one of records.columns (else every record would be rejected)",
+    path: ["key"],
   });
 
 const duration = z.union([
@@ -155,7 +159,10 @@ export const reportSchema = z.strictObject({
 });
 
 export const pipelineSchema = z.strictObject({
-  name: z.string().regex(SLUG_PATTERN, { message: "must be lowercase words joined by hyphens" }),
+  name: z
+    .string()
+    .max(100, { message: "must be at most 100 characters (the server takes names up to 100)" })
+    .regex(SLUG_PATTERN, { message: "must be lowercase words joined by hyphens" }),
   description: z.string().optional(),
   skill: z.string().regex(SLUG_PATTERN, { message: "must be an operation slug such as marketplace-search" }),
   params: z.record(paramName, paramDefSchema).default({}),

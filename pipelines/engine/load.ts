@@ -61,7 +61,14 @@ export function parsePipeline(text: string, file: string): LoadedPipeline {
       })),
     );
   }
-  const parsed = pipelineSchema.safeParse(doc.toJS({ maxAliasCount: 50 }));
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 50 });
+  } catch (err) {
+    // An alias bomb (aliases expanding into millions of nodes) is refused by the YAML reader.
+    throw new ValidationError(`pipeline file ${file}`, [{ path: [], message: (err as Error).message }]);
+  }
+  const parsed = pipelineSchema.safeParse(value);
   if (!parsed.success) {
     const issues: Issue[] = fromZodIssues(parsed.error.issues).map((raw) => {
       // zod says only "Invalid key in record" for a bad table/column name; say what a name must be.

@@ -37,7 +37,15 @@ export function loadPrices(file?: string): PriceTable {
     ]);
   }
   const parsed = priceFileSchema.safeParse(raw ?? {});
-  if (!parsed.success) throw new ValidationError(`price file ${file}`, fromZodIssues(parsed.error.issues));
+  if (!parsed.success) {
+    // zod says only "Invalid key in record" for a key that is not a slug: say what it must be.
+    const issues = fromZodIssues(parsed.error.issues).map((i) =>
+      i.code === "invalid_key"
+        ? { ...i, message: "is not an operation slug (lowercase words joined by hyphens)" }
+        : i,
+    );
+    throw new ValidationError(`price file ${file}`, issues);
+  }
   for (const [slug, entry] of Object.entries(parsed.data)) {
     table.set(slug, typeof entry === "number" ? { perCall: entry } : entry);
   }
