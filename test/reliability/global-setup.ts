@@ -1,0 +1,41 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { dropSchemas, emptyCounts, scanFolder, scanPostgres } from "./support/scan.js";
+import { checkScanner } from "./support/scan-check.js";
+import { summarise } from "./support/summary.js";
+
+/**
+ * Creates the folder every test file of the suite writes into, and at the very end scans all of
+ * it (files, SQLite tables, Postgres schemas of the suite, stored responses) for the suite's
+ * secrets, prints the figures and writes test/reliability/results.json.
+ */
+export default function setup(): () => Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "skillsync-reliability-"));
+  const tag = randomBytes(3).toString("hex");
+  process.env["SKILLSYNC_RELIABILITY_DIR"] = dir;
+  process.env["SKILLSYNC_RELIABILITY_TAG"] = tag;
+  const started = Date.now();
+
+  return async () => {
+    checkScanner();
+    const counts = emptyCounts();
+    scanFolder(dir, counts);
+    const pgUrl = process.env["SKILLSYNC_TEST_POSTGRES_URL"];
+    const schemas = pgUrl ? await scanPostgres(pgUrl, `rel_${tag}_`, counts) : [];
+    const leaks = counts.leaks;
+    summarise(dir, counts, { seconds: Math.round((Date.now() - started) / 1000), schemas: schemas.length });
+    if (leaks.length) {
+      throw new Error(
+        `secrets leaked (${leaks.length}); everything is kept in ${dir}:\n${leaks
+          .slice(0, 20)
+          .map((l) => `  ${l.secret} in ${l.where}`)
+          .join("\n")}`,
+      );
+    }
+    if (process.env["SKILLSYNC_RELIABILITY_KEEP"]) return;
+    if (pgUrl) await dropSchemas(pgUrl, schemas);
+    rmSync(dir, { recursive: true, force: true });
+  };
+}

@@ -1,0 +1,31 @@
+// One run in its own process, as `skillsync run` would be, so a test can SIGKILL it at any moment or
+// run several at once. argv: <spec JSON>; the API key comes in SKILL_API_KEY, as for the CLI.
+import { SkillClient } from "../../../connectors/skill-api/client.js";
+import { openWarehouse } from "../../../connectors/warehouse/open.js";
+import { runPipelines } from "../../../pipelines/engine/runner.js";
+import { type ChildSpec, pipelinesOf, pricesOf } from "./child-spec.js";
+
+const spec = JSON.parse(process.argv[2]!) as ChildSpec;
+const client = new SkillClient({
+  baseUrl: spec.baseUrl,
+  retryBaseDelayMs: 5,
+  maxRetryDelayMs: 50,
+  ...(spec.headersTimeoutMs ? { headersTimeoutMs: spec.headersTimeoutMs } : {}),
+});
+const warehouse = await openWarehouse(spec.db);
+process.stdout.write("started\n");
+const s = await runPipelines({
+  warehouse,
+  client,
+  pipelines: pipelinesOf(spec),
+  params: spec.params,
+  concurrency: spec.concurrency,
+  maxCredits: spec.maxCredits,
+  prices: pricesOf(spec),
+  onStart: () => process.stdout.write("run\n"),
+});
+process.stdout.write(
+  `${JSON.stringify({ status: s.status, resumed: s.resumed, stopReason: s.stopReason, credits: s.counters.creditsSpent })}\n`,
+);
+await warehouse.close();
+await client.close();

@@ -1,0 +1,84 @@
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ScanCounts } from "./scan.js";
+
+type Figures = Record<string, number | string[]>;
+
+/** Sums the figures every test file wrote (numbers add up, `*_max` keep the largest, lists join). */
+export function collectFigures(dir: string): Record<string, Figures> {
+  const out: Record<string, Figures> = {};
+  for (const f of readdirSync(join(dir, "figures")).sort()) {
+    const { area, figures } = JSON.parse(readFileSync(join(dir, "figures", f), "utf8")) as {
+      area: string;
+      figures: Figures;
+    };
+    const into: Figures = out[area] ?? {};
+    out[area] = into;
+    for (const [k, v] of Object.entries(figures)) {
+      const have = into[k];
+      if (Array.isArray(v)) into[k] = [...(Array.isArray(have) ? have : []), ...v];
+      else if (k.endsWith("_max")) into[k] = Math.max(typeof have === "number" ? have : 0, v);
+      else into[k] = (typeof have === "number" ? have : 0) + v;
+    }
+  }
+  return out;
+}
+
+const num = (f: Figures | undefined, k: string) => (typeof f?.[k] === "number" ? (f[k] as number) : 0);
+
+/** Prints the suite's figures and writes them to test/reliability/results.json. */
+export function summarise(dir: string, scan: ScanCounts, meta: { seconds: number; schemas: number }): void {
+  const areas = collectFigures(dir);
+  const { crash, faults, ceilings, bad_input: bad, load } = areas;
+  const headline = {
+    crashTrials: { sqlite: num(crash, "trials_sqlite"), postgres: num(crash, "trials_postgres") },
+    faultsInjected: num(faults, "faults_injected"),
+    badInputsTried: num(bad, "tried"),
+    ceilingRuns: num(ceilings, "runs"),
+    loadRequests: num(load, "requests"),
+    duplicates: num(crash, "duplicates") + num(faults, "duplicates"),
+    lostRows: num(crash, "lost_rows") + num(faults, "lost_rows"),
+    doublePaidCalls:
+      num(crash, "double_paid") +
+      num(faults, "double_paid") +
+      num(bad, "sent") +
+      num(ceilings, "double_paid"),
+    overshootCredits: num(crash, "overshoot") + num(ceilings, "overshoot"),
+    leaks: scan.leaks.length,
+  };
+  const results = {
+    date: new Date().toISOString(),
+    seconds: meta.seconds,
+    machine: { cores: 2, node: process.version },
+    headline,
+    areas,
+    secretsScan: {
+      files: scan.files,
+      tables: scan.tables,
+      cells: scan.cells,
+      storedResponses: scan.storedResponses,
+      postgresSchemas: meta.schemas,
+      leaks: scan.leaks.slice(0, 50),
+    },
+  };
+  writeFileSync(
+    fileURLToPath(new URL("../results.json", import.meta.url)),
+    `${JSON.stringify(results, null, 2)}\n`,
+  );
+  const lines = [
+    "",
+    "── skillsync reliability ──────────────────────────────────────────",
+    `crash trials      sqlite ${headline.crashTrials.sqlite}, postgres ${headline.crashTrials.postgres} (SIGKILL at a random moment, then resumed)`,
+    `faults injected   ${headline.faultsInjected} over ${num(faults, "pipelines")} pipelines (${num(faults, "runs")} runs)`,
+    `ceiling runs      ${headline.ceilingRuns} (postgres ${num(ceilings, "runs_postgres")}, separate processes ${num(ceilings, "runs_processes")})`,
+    `bad inputs tried  ${headline.badInputsTried} (rejected at the right place: ${num(bad, "rejected")})`,
+    `load              ${headline.loadRequests} concurrent requests, ${num(load, "answered")} answered, ${num(load, "server_errors")} 5xx, ${num(load, "runs_lost")} runs lost`,
+    `duplicates ${headline.duplicates} · lost rows ${headline.lostRows} · double-paid calls ${headline.doublePaidCalls} · overshoot ${headline.overshootCredits} credits · leaks ${headline.leaks}`,
+    `in-flight calls re-paid after a kill (answered, not yet stored) ${num(crash, "inflight_repaid")}`,
+    `secret scan: ${scan.files} files, ${scan.tables} tables, ${scan.cells} cells, ${scan.storedResponses} stored responses, ${meta.schemas} Postgres schemas`,
+    `took ${meta.seconds} s · results in test/reliability/results.json`,
+    "",
+  ];
+  process.stdout.write(lines.join("\n"));
+}

@@ -1,0 +1,16 @@
+import { defineConfig } from "vitest/config";
+
+// `npm run test:reliability`: the hardening suite (issue 11). Its files run one after another,
+// each with its own processes and timing-sensitive parts, and the global teardown scans
+// everything they produced for secrets and prints the figures.
+export default defineConfig({
+  test: {
+    include: ["test/reliability/**/*.test.ts"],
+    globalSetup: ["test/reliability/global-setup.ts"],
+    setupFiles: ["test/reliability/setup.ts"],
+    testTimeout: 600_000,
+    hookTimeout: 120_000,
+    pool: "forks",
+    fileParallelism: false,
+  },
+});
