@@ -1,0 +1,93 @@
+/**
+ * Figure 3: CPU time per call in skillsync's process (client, validation, ledger, credits, stored
+ * response, normalising, loading) against the emulator with no added latency, in its own process
+ * so its CPU is not counted. In-process SQLite's work counts (it runs in this process); Postgres's
+ * server does not. Reference, same run: the bare HTTP call (undici, same requests, same
+ * concurrency, body read and JSON-parsed) with nothing else.
+ */
+import { Pool } from "undici";
+import { DEMO_KEY } from "../emulator/index.js";
+import { startEmulatorProcess } from "./emulator-process.js";
+import { median } from "./stats.js";
+import { marketplaceRun, workspace } from "./workload.js";
+
+export interface OverheadFigure {
+  database: "sqlite" | "postgres";
+  calls: number;
+  concurrency: number;
+  cpuMsPerCall: number;
+  /** The bare HTTP call's CPU per call. */
+  referenceCpuMsPerCall: number;
+  ratio: number;
+  emulatorCpuMsPerCall: number;
+  runs: number;
+}
+
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const u = process.cpuUsage(since);
+  return (u.user + u.system) / 1000;
+};
+
+async function bareCalls(url: string, n: number, concurrency: number): Promise<number> {
+  const pool = new Pool(url, { connections: concurrency });
+  const headers = { authorization: `Bearer ${DEMO_KEY}`, "content-type": "application/json" };
+  let next = 0;
+  const before = process.cpuUsage();
+  const worker = async () => {
+    while (next < n) {
+      const i = next++;
+      const res = await pool.request({
+        method: "POST",
+        path: "/api/skill-api/v1/skills/marketplace-search/run",
+        headers,
+        body: JSON.stringify({ keyword: `bare ${process.pid} ${i}`, page: 1 }),
+      });
+      JSON.parse(await res.body.text());
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const used = cpuMs(before);
+  await pool.close();
+  return used / n;
+}
+
+export async function overhead(o: {
+  calls: number;
+  concurrency: number;
+  runs: number;
+  pgUrl?: string | undefined;
+}): Promise<OverheadFigure> {
+  const emu = await startEmulatorProcess({});
+  const ws = await workspace(emu.url, o.pgUrl);
+  try {
+    await marketplaceRun(ws, 200, o.concurrency); // warm: JIT, tables, connections
+    await bareCalls(emu.url, 200, o.concurrency);
+    const ours: number[] = [];
+    const bare: number[] = [];
+    const emulator: number[] = [];
+    for (let r = 0; r < o.runs; r++) {
+      const e0 = await emu.cpuMs();
+      const before = process.cpuUsage();
+      const s = await marketplaceRun(ws, o.calls, o.concurrency);
+      ours.push(cpuMs(before) / o.calls);
+      emulator.push(((await emu.cpuMs()) - e0) / o.calls);
+      if (s.counters.callsDone !== o.calls) throw new Error(`overhead run ended ${s.status}`);
+      bare.push(await bareCalls(emu.url, o.calls, o.concurrency));
+    }
+    const cpuMsPerCall = median(ours);
+    const referenceCpuMsPerCall = median(bare);
+    return {
+      database: o.pgUrl ? "postgres" : "sqlite",
+      calls: o.calls,
+      concurrency: o.concurrency,
+      cpuMsPerCall,
+      referenceCpuMsPerCall,
+      ratio: cpuMsPerCall / referenceCpuMsPerCall,
+      emulatorCpuMsPerCall: median(emulator),
+      runs: o.runs,
+    };
+  } finally {
+    await ws.close();
+    await emu.stop();
+  }
+}

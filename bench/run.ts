@@ -1,0 +1,184 @@
+/**
+ * `npm run bench`: skillsync's figures next to references measured in the same run on the same
+ * machine. Every figure is the median of several runs. Progress goes to stderr, the table (or
+ * JSON with --json) to stdout.
+ *
+ *   npm run bench -- [--json] [--pg URL] [--only load,saturation,overhead,memory]
+ *                    [--runs 5] [--calls 20000] [--report-rows 1000000] [--latency 100]
+ *                    [--concurrency 1,4,16,32] [--rounds 20] [--overhead-calls 2000]
+ *                    [--market-pages 400] [--patent-batches 20]
+ *
+ * Postgres figures need a server: --pg URL, or SKILLSYNC_TEST_POSTGRES_URL / DATABASE_URL.
+ */
+import { cpus } from "node:os";
+import pg from "pg";
+import { marketplacePages, patentBatches } from "./datasets.js";
+import { type LoadFigure, loadFigure } from "./load-throughput.js";
+import { compileForMemory, type MemoryFigure, memory } from "./memory.js";
+import { type OverheadFigure, overhead } from "./overhead.js";
+import { type SaturationFigure, saturation } from "./saturation.js";
+import { grouped, mb, round } from "./stats.js";
+
+const argv = process.argv.slice(2);
+const flag = (name: string) => argv.includes(`--${name}`);
+const opt = (name: string, fallback: string) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1]! : fallback;
+};
+const num = (name: string, fallback: number) => {
+  const v = Number(opt(name, String(fallback)));
+  if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name} takes a positive number`);
+  return v;
+};
+
+const envPg = [process.env["SKILLSYNC_TEST_POSTGRES_URL"], process.env["DATABASE_URL"]].find((u) =>
+  /^postgres(ql)?:\/\//.test(u ?? ""),
+);
+const pgUrl = opt("pg", envPg ?? "") || undefined;
+const only = new Set(opt("only", "load,saturation,overhead,memory").split(","));
+const runs = num("runs", 5);
+const settings = {
+  runs,
+  calls: num("calls", 20_000),
+  reportRows: num("report-rows", 1_000_000),
+  latencyMs: num("latency", 100),
+  concurrency: opt("concurrency", "1,4,16,32").split(",").map(Number),
+  rounds: num("rounds", 20),
+  overheadCalls: num("overhead-calls", 2000),
+  marketPages: num("market-pages", 400),
+  patentBatches: num("patent-batches", 20),
+};
+const log = (s: string) => process.stderr.write(`${s}\n`);
+
+async function postgresVersion(url: string): Promise<string> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const r = await c.query<{ v: string }>("select current_setting('server_version') as v");
+    return `PostgreSQL ${r.rows[0]?.v ?? "?"}`;
+  } finally {
+    await c.end();
+  }
+}
+
+const machine = {
+  cores: cpus().length,
+  cpu: cpus()[0]?.model ?? "?",
+  node: process.version,
+  postgres: pgUrl ? await postgresVersion(pgUrl) : "not measured (no --pg URL)",
+  date: new Date().toISOString(),
+};
+const databases = pgUrl ? [undefined, pgUrl] : [undefined];
+if (!pgUrl)
+  log("No Postgres URL (--pg, SKILLSYNC_TEST_POSTGRES_URL or DATABASE_URL): Postgres figures are skipped.");
+
+const load: LoadFigure[] = [];
+const sat: SaturationFigure[] = [];
+const over: OverheadFigure[] = [];
+const mem: MemoryFigure[] = [];
+
+if (only.has("load")) {
+  log("1. load throughput: generating responses…");
+  const shapes = [
+    ["marketplace-search", "marketplace", marketplacePages(settings.marketPages)],
+    ["patent-bibliography", "patent", patentBatches(settings.patentBatches)],
+  ] as const;
+  for (const db of databases) {
+    for (const [pipeline, shape, responses] of shapes) {
+      log(`   ${db ? "postgres" : "sqlite"} ${shape}: ${runs} runs each, skillsync and raw alternating`);
+      load.push(await loadFigure(db, pipeline, shape, [...responses], runs));
+    }
+  }
+}
+if (only.has("saturation")) {
+  log(`2. runner saturation: L = ${settings.latencyMs} ms, C = ${settings.concurrency.join(", ")}`);
+  sat.push(
+    ...(await saturation({
+      latencyMs: settings.latencyMs,
+      concurrencies: settings.concurrency,
+      rounds: settings.rounds,
+      runs: Math.min(runs, 3),
+    })),
+  );
+}
+if (only.has("overhead")) {
+  for (const db of databases) {
+    log(
+      `3. per-call CPU: ${settings.overheadCalls} calls × ${Math.min(runs, 3)} runs, ${db ? "postgres" : "sqlite"}`,
+    );
+    over.push(
+      await overhead({ calls: settings.overheadCalls, concurrency: 8, runs: Math.min(runs, 3), pgUrl: db }),
+    );
+  }
+}
+if (only.has("memory")) {
+  log("4. memory: compiling to JavaScript (as the CLI runs)…");
+  const script = await compileForMemory();
+  log(`   report part of ${grouped(settings.reportRows)} rows (and ${grouped(settings.reportRows / 10)})`);
+  mem.push(await memory(script, "report", settings.reportRows));
+  log(`   run of ${grouped(settings.calls)} calls (and ${grouped(settings.calls / 10)})`);
+  mem.push(await memory(script, "calls", settings.calls));
+}
+
+if (flag("json")) {
+  console.log(
+    JSON.stringify({ machine, settings, load, saturation: sat, overhead: over, memory: mem }, null, 2),
+  );
+} else {
+  const lines: string[] = [];
+  const row = (...cells: (string | number)[]) =>
+    lines.push(cells.map((c, i) => (i === 0 ? String(c).padEnd(34) : String(c).padStart(12))).join(""));
+  lines.push(
+    `skillsync bench — ${machine.cores} cores (${machine.cpu}), Node ${machine.node}, ${machine.postgres}, ${machine.date.slice(0, 10)}`,
+    `medians of ${runs} runs (saturation and per-call: ${Math.min(runs, 3)}); references measured in this run`,
+    "",
+  );
+  if (load.length) {
+    lines.push("1. Load throughput, rows/s (target ≥ 0.8 of raw)");
+    row("", "skillsync", "raw driver", "ratio");
+    for (const f of load) {
+      row(
+        `${f.database} ${f.shape} (${grouped(f.rows)} rows)`,
+        grouped(f.skillsyncRowsPerSecond),
+        grouped(f.rawRowsPerSecond),
+        round(f.ratio),
+      );
+    }
+    lines.push("");
+  }
+  if (sat.length) {
+    lines.push(`2. Runner saturation, calls/s with L = ${settings.latencyMs} ms (target ≥ 0.95 of C/L)`);
+    row("", "calls/s", "C/L", "ratio");
+    for (const f of sat)
+      row(
+        `C = ${f.concurrency} (${f.calls} calls)`,
+        round(f.callsPerSecond, 1),
+        f.idealCallsPerSecond,
+        round(f.ratio),
+      );
+    lines.push("");
+  }
+  if (over.length) {
+    lines.push("3. Per-call CPU in skillsync's process, ms (target < 0.5)");
+    row("", "skillsync", "bare HTTP", "ratio");
+    for (const f of over)
+      row(
+        `${f.database} (${f.calls} calls, C = ${f.concurrency})`,
+        round(f.cpuMsPerCall, 3),
+        round(f.referenceCpuMsPerCall, 3),
+        round(f.ratio, 1),
+      );
+    lines.push("");
+  }
+  if (mem.length) {
+    lines.push("4. Peak RSS, MB (target < 200, flat: ratio to a tenth of the work ≈ 1)");
+    row("", "peak", "tenth", "ratio");
+    for (const f of mem) {
+      const what = f.scenario === "report" ? "report part" : "run";
+      const unit = f.scenario === "report" ? "rows" : "calls";
+      row(`${what} of ${grouped(f.size)} ${unit}`, mb(f.peakRss), mb(f.referencePeakRss), round(f.ratio));
+    }
+    lines.push("");
+  }
+  console.log(lines.join("\n"));
+}

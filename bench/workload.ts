@@ -1,0 +1,69 @@
+/** What the runner benchmarks run: marketplace-search, one call per keyword, into a fresh warehouse. */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { SkillClient } from "../connectors/skill-api/client.js";
+import { openWarehouse, type Warehouse } from "../connectors/warehouse/open.js";
+import { DEMO_KEY } from "../emulator/index.js";
+import { loadPipeline } from "../pipelines/engine/load.js";
+import { type RunOptions, type RunSummary, runPipelines } from "../pipelines/engine/runner.js";
+
+export interface Workspace {
+  warehouse: Warehouse;
+  client: SkillClient;
+  close(): Promise<void>;
+}
+
+/** A fresh warehouse (a SQLite file, or a Postgres schema of its own) and a client for `url`. */
+export async function workspace(emulatorUrl: string, pgUrl?: string): Promise<Workspace> {
+  let drop: () => Promise<void>;
+  let url: string;
+  if (pgUrl) {
+    const schema = `bench_${randomBytes(5).toString("hex")}`;
+    url = `${pgUrl}${pgUrl.includes("?") ? "&" : "?"}schema=${schema}`;
+    drop = async () => {
+      const c = new pg.Client({ connectionString: pgUrl });
+      await c.connect();
+      await c.query(`drop schema if exists "${schema}" cascade`);
+      await c.end();
+    };
+  } else {
+    const dir = mkdtempSync(join(tmpdir(), "skillsync-bench-"));
+    url = join(dir, "bench.db");
+    drop = async () => rmSync(dir, { recursive: true, force: true });
+  }
+  const warehouse = await openWarehouse(url);
+  const client = new SkillClient({ baseUrl: emulatorUrl, apiKey: DEMO_KEY });
+  return {
+    warehouse,
+    client,
+    async close() {
+      await client.close();
+      await warehouse.close();
+      await drop();
+    },
+  };
+}
+
+let serial = 0;
+
+/** `n` marketplace-search calls (distinct keywords, one page each) at concurrency `c`. */
+export function marketplaceRun(
+  ws: Workspace,
+  n: number,
+  c: number,
+  extra: Partial<RunOptions> = {},
+): Promise<RunSummary> {
+  const tag = `${process.pid}-${serial++}`;
+  const keyword = Array.from({ length: n }, (_, i) => `bench ${tag} ${i}`);
+  return runPipelines({
+    warehouse: ws.warehouse,
+    client: ws.client,
+    pipelines: [loadPipeline("marketplace-search")],
+    params: { keyword },
+    concurrency: c,
+    ...extra,
+  });
+}
