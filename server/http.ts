@@ -12,7 +12,13 @@ export const reply = (status: number, body: unknown): Reply => ({ status, body }
 
 /** The error body every failure uses: a stable code, a message, and issues where there are some. */
 export function errorReply(status: number, code: string, message: string, issues?: Issue[]): Reply {
-  return { status, body: { error: { code, message: redact(message), ...(issues ? { issues } : {}) } } };
+  // Issues quote what the request said (a value, a member name): a secret typed there is not echoed.
+  const safe = issues?.map((i) => ({
+    ...i,
+    path: i.path.map((p) => (typeof p === "string" ? redact(p) : p)),
+    message: redact(i.message),
+  }));
+  return { status, body: { error: { code, message: redact(message), ...(safe ? { issues: safe } : {}) } } };
 }
 
 export class BodyTooLarge extends Error {}

@@ -147,7 +147,7 @@ export async function startServer(o: ServerOptions): Promise<SkillsyncServer> {
     }
     send(res, r, close);
     const ms = Math.round(performance.now() - started);
-    log(`${new Date().toISOString()} ${method} ${url.pathname} ${r.status} ${ms}ms${note}`);
+    log(redact(`${new Date().toISOString()} ${method} ${url.pathname} ${r.status} ${ms}ms${note}`));
   }
 
   const server: Server = createServer((req, res) => void handle(req, res));
