@@ -27,6 +27,8 @@ export default function setup(): () => Promise<void> {
     const leaks = counts.leaks;
     summarise(dir, counts, { seconds: Math.round((Date.now() - started) / 1000), schemas: schemas.length });
     if (leaks.length) {
+      // vitest reports a teardown error but still exits 0: the exit code says it.
+      process.exitCode = 1;
       throw new Error(
         `secrets leaked (${leaks.length}); everything is kept in ${dir}:\n${leaks
           .slice(0, 20)

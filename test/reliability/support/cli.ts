@@ -1,5 +1,9 @@
 import { main } from "../../../cli/main.js";
+import { SECRETS } from "./secrets.js";
 import { keepOutput } from "./suite.js";
+
+const maskSecrets = (text: string) =>
+  Object.values(SECRETS).reduce((t, secret) => t.split(secret).join("<secret given as input>"), text);
 
 /**
  * Runs the CLI's main() in this process with the given environment, capturing stdout, stderr and
@@ -40,7 +44,8 @@ export async function cli(
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
     }
-    keepOutput("cli", `$ skillsync ${args.join(" ").slice(0, 300)}\n${out}${err}`);
+    // The command line is the test's input (it may carry a secret on purpose); what the tool printed is kept whole.
+    keepOutput("cli", `$ skillsync ${maskSecrets(args.join(" ")).slice(0, 300)}\n${out}${err}`);
   }
 }
 
