@@ -45,12 +45,7 @@ export async function reserveCredits(
 ): Promise<void> {
   const now = new Date().toISOString();
   const sorted = [...ceilings].sort((a, b) => a.scope.localeCompare(b.scope));
-  for (const c of sorted) {
-    await trx
-      .insertInto("skillsync_budgets")
-      .values({ scope: c.scope, limit_credits: c.limit, reserved: 0, updated_at: now })
-      .onConflict((oc) => oc.column("scope").doNothing())
-      .execute();
+  const reserve = async (c: Ceiling) => {
     const r = await trx
       .updateTable("skillsync_budgets")
       .set((eb) => ({ reserved: eb("reserved", "+", credits), updated_at: now }))
@@ -62,7 +57,18 @@ export async function reserveCredits(
         ]),
       )
       .executeTakeFirst();
-    if (Number(r.numUpdatedRows) === 0) {
+    return Number(r.numUpdatedRows) > 0;
+  };
+  for (const c of sorted) {
+    // The scope's row exists after its first call: one UPDATE per call. Only when it did not
+    // apply is the row created (if missing) and the UPDATE tried once more.
+    if (await reserve(c)) continue;
+    await trx
+      .insertInto("skillsync_budgets")
+      .values({ scope: c.scope, limit_credits: c.limit, reserved: 0, updated_at: now })
+      .onConflict((oc) => oc.column("scope").doNothing())
+      .execute();
+    if (!(await reserve(c))) {
       throw new CreditCeilingError(
         c.label,
         `stopped at the ${c.label}${c.limit === null ? "" : ` of ${c.limit} credits`}: the next call (${credits} credits) would pass it`,
