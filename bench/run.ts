@@ -4,12 +4,14 @@
  * JSON with --json) to stdout.
  *
  *   npm run bench -- [--json] [--pg URL] [--only load,saturation,overhead,memory]
- *                    [--runs 5] [--calls 20000] [--report-rows 1000000] [--latency 100]
+ *                    [--runs 5] [--calls 20000] [--report-rows 1000000] [--latency 200]
  *                    [--concurrency 1,4,16,32] [--rounds 20] [--overhead-calls 2000]
  *                    [--market-pages 400] [--patent-batches 20]
+ *   npm run bench -- --print result.json     (the table of a saved --json result)
  *
  * Postgres figures need a server: --pg URL, or SKILLSYNC_TEST_POSTGRES_URL / DATABASE_URL.
  */
+import { readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import pg from "pg";
 import { marketplacePages, patentBatches } from "./datasets.js";
@@ -17,9 +19,15 @@ import { type LoadFigure, loadFigure } from "./load-throughput.js";
 import { compileForMemory, type MemoryFigure, memory } from "./memory.js";
 import { type OverheadFigure, overhead } from "./overhead.js";
 import { type SaturationFigure, saturation } from "./saturation.js";
-import { grouped, mb, round } from "./stats.js";
+import { grouped } from "./stats.js";
+import { type BenchResult, table } from "./table.js";
 
 const argv = process.argv.slice(2);
+if (argv[0] === "--print") {
+  // A saved --json result, as the table.
+  console.log(table(JSON.parse(readFileSync(argv[1] ?? "/dev/stdin", "utf8")) as BenchResult));
+  process.exit(0);
+}
 const flag = (name: string) => argv.includes(`--${name}`);
 const opt = (name: string, fallback: string) => {
   const i = argv.indexOf(`--${name}`);
@@ -41,7 +49,7 @@ const settings = {
   runs,
   calls: num("calls", 20_000),
   reportRows: num("report-rows", 1_000_000),
-  latencyMs: num("latency", 100),
+  latencyMs: num("latency", 200),
   concurrency: opt("concurrency", "1,4,16,32").split(",").map(Number),
   rounds: num("rounds", 20),
   overheadCalls: num("overhead-calls", 2000),
@@ -120,65 +128,5 @@ if (only.has("memory")) {
   mem.push(await memory(script, "calls", settings.calls));
 }
 
-if (flag("json")) {
-  console.log(
-    JSON.stringify({ machine, settings, load, saturation: sat, overhead: over, memory: mem }, null, 2),
-  );
-} else {
-  const lines: string[] = [];
-  const row = (...cells: (string | number)[]) =>
-    lines.push(cells.map((c, i) => (i === 0 ? String(c).padEnd(34) : String(c).padStart(12))).join(""));
-  lines.push(
-    `skillsync bench — ${machine.cores} cores (${machine.cpu}), Node ${machine.node}, ${machine.postgres}, ${machine.date.slice(0, 10)}`,
-    `medians of ${runs} runs (saturation and per-call: ${Math.min(runs, 3)}); references measured in this run`,
-    "",
-  );
-  if (load.length) {
-    lines.push("1. Load throughput, rows/s (target ≥ 0.8 of raw)");
-    row("", "skillsync", "raw driver", "ratio");
-    for (const f of load) {
-      row(
-        `${f.database} ${f.shape} (${grouped(f.rows)} rows)`,
-        grouped(f.skillsyncRowsPerSecond),
-        grouped(f.rawRowsPerSecond),
-        round(f.ratio),
-      );
-    }
-    lines.push("");
-  }
-  if (sat.length) {
-    lines.push(`2. Runner saturation, calls/s with L = ${settings.latencyMs} ms (target ≥ 0.95 of C/L)`);
-    row("", "calls/s", "C/L", "ratio");
-    for (const f of sat)
-      row(
-        `C = ${f.concurrency} (${f.calls} calls)`,
-        round(f.callsPerSecond, 1),
-        f.idealCallsPerSecond,
-        round(f.ratio),
-      );
-    lines.push("");
-  }
-  if (over.length) {
-    lines.push("3. Per-call CPU in skillsync's process, ms (target < 0.5)");
-    row("", "skillsync", "bare HTTP", "ratio");
-    for (const f of over)
-      row(
-        `${f.database} (${f.calls} calls, C = ${f.concurrency})`,
-        round(f.cpuMsPerCall, 3),
-        round(f.referenceCpuMsPerCall, 3),
-        round(f.ratio, 1),
-      );
-    lines.push("");
-  }
-  if (mem.length) {
-    lines.push("4. Peak RSS, MB (target < 200, flat: ratio to a tenth of the work ≈ 1)");
-    row("", "peak", "tenth", "ratio");
-    for (const f of mem) {
-      const what = f.scenario === "report" ? "report part" : "run";
-      const unit = f.scenario === "report" ? "rows" : "calls";
-      row(`${what} of ${grouped(f.size)} ${unit}`, mb(f.peakRss), mb(f.referencePeakRss), round(f.ratio));
-    }
-    lines.push("");
-  }
-  console.log(lines.join("\n"));
-}
+const result: BenchResult = { machine, settings, load, saturation: sat, overhead: over, memory: mem };
+console.log(flag("json") ? JSON.stringify(result, null, 2) : table(result));

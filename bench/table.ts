@@ -1,0 +1,74 @@
+/** The human-readable table of a bench result (`npm run bench`, or `--print result.json`). */
+import type { LoadFigure } from "./load-throughput.js";
+import type { MemoryFigure } from "./memory.js";
+import type { OverheadFigure } from "./overhead.js";
+import type { SaturationFigure } from "./saturation.js";
+import { grouped, mb, round } from "./stats.js";
+
+export interface BenchResult {
+  machine: { cores: number; cpu: string; node: string; postgres: string; date: string };
+  settings: { runs: number; latencyMs: number; [name: string]: unknown };
+  load: LoadFigure[];
+  saturation: SaturationFigure[];
+  overhead: OverheadFigure[];
+  memory: MemoryFigure[];
+}
+
+export function table(r: BenchResult): string {
+  const lines: string[] = [];
+  const row = (...cells: (string | number)[]) =>
+    lines.push(cells.map((c, i) => (i === 0 ? String(c).padEnd(34) : String(c).padStart(12))).join(""));
+  lines.push(
+    `skillsync bench — ${r.machine.cores} cores (${r.machine.cpu}), Node ${r.machine.node}, ${r.machine.postgres}, ${r.machine.date.slice(0, 10)}`,
+    `medians of ${r.settings.runs} runs (saturation and per-call: ${Math.min(r.settings.runs, 3)}); references measured in this run`,
+    "",
+  );
+  if (r.load.length) {
+    lines.push("1. Load throughput, rows/s (target ≥ 0.8 of raw)");
+    row("", "skillsync", "raw driver", "ratio");
+    for (const f of r.load) {
+      row(
+        `${f.database} ${f.shape} (${grouped(f.rows)} rows)`,
+        grouped(f.skillsyncRowsPerSecond),
+        grouped(f.rawRowsPerSecond),
+        round(f.ratio),
+      );
+    }
+    lines.push("");
+  }
+  if (r.saturation.length) {
+    lines.push(`2. Runner saturation, calls/s with L = ${r.settings.latencyMs} ms (target ≥ 0.95 of C/L)`);
+    row("", "calls/s", "C/L", "ratio");
+    for (const f of r.saturation)
+      row(
+        `C = ${f.concurrency} (${f.calls} calls)`,
+        round(f.callsPerSecond, 1),
+        f.idealCallsPerSecond,
+        round(f.ratio),
+      );
+    lines.push("");
+  }
+  if (r.overhead.length) {
+    lines.push("3. Per-call CPU in skillsync's process, ms (target < 0.5)");
+    row("", "skillsync", "bare HTTP", "ratio");
+    for (const f of r.overhead)
+      row(
+        `${f.database} (${f.calls} calls, C = ${f.concurrency})`,
+        round(f.cpuMsPerCall, 3),
+        round(f.referenceCpuMsPerCall, 3),
+        round(f.ratio, 1),
+      );
+    lines.push("");
+  }
+  if (r.memory.length) {
+    lines.push("4. Peak RSS, MB (target < 200, flat: ratio to a tenth of the work ≈ 1)");
+    row("", "peak", "tenth", "ratio");
+    for (const f of r.memory) {
+      const what = f.scenario === "report" ? "report part" : "run";
+      const unit = f.scenario === "report" ? "rows" : "calls";
+      row(`${what} of ${grouped(f.size)} ${unit}`, mb(f.peakRss), mb(f.referencePeakRss), round(f.ratio));
+    }
+    lines.push("");
+  }
+  return lines.join("\n");
+}
