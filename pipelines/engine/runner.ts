@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import pLimit from "p-limit";
 import { migrateToLatest } from "../../connectors/warehouse/migrate.js";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
@@ -149,9 +149,19 @@ async function ensurePipelineTables(
  * any run), so chained SQL inputs and ad-hoc queries never meet a missing table.
  */
 export async function ensureBuiltinTables(w: Warehouse): Promise<void> {
-  const builtins = listBuiltinPipelines().map((f) => loadPipeline(f));
+  const builtins = builtinPipelines();
   for (const p of builtins) await ensurePipelineTables(w, p);
   for (const p of builtins) await ensureViews(w, p);
+}
+
+let builtinCache: { stamp: string; pipelines: LoadedPipeline[] } | undefined;
+
+/** The built-in pipelines, parsed once while their files stay as they are (every run needs them). */
+function builtinPipelines(): LoadedPipeline[] {
+  const files = listBuiltinPipelines();
+  const stamp = files.map((f) => `${f}:${statSync(f).mtimeMs}`).join("\n");
+  if (builtinCache?.stamp !== stamp) builtinCache = { stamp, pipelines: files.map((f) => loadPipeline(f)) };
+  return builtinCache.pipelines;
 }
 
 function runKey(pipelines: LoadedPipeline[], params: Record<string, ParamValue[]>): string {
