@@ -37,13 +37,15 @@ const NO_FAULTS = {
   driftRate: 0,
 };
 const PATENTS = Array.from({ length: 14 }, (_, i) => `US${10_400_000 + i * 37}B2`);
-const IMAGES = Array.from({ length: 4 }, (_, i) => `https://img.example/product-${i}.jpg`);
+const IMAGES = Array.from({ length: 8 }, (_, i) => `https://img.example/product-${i}.jpg`);
 const RANGE = { start: ["2025-04-01"], end: ["2025-04-03"] };
 
 /** What each built-in pipeline is given. */
 function paramsFor(name: string, i: number): Record<string, string[]> {
-  if (name === "marketplace-search") return { keyword: ["usb hub", "desk lamp", "yoga mat"], pages: ["2"] };
-  if (name === "patent-search") return { q: ["solid state battery", "drone propeller"], pages: ["2"] };
+  if (name === "marketplace-search")
+    return { keyword: ["usb hub", "desk lamp", "yoga mat", "phone stand", "tea kettle"], pages: ["2"] };
+  if (name === "patent-search")
+    return { q: ["solid state battery", "drone propeller", "heat pump valve"], pages: ["2"] };
   if (name.startsWith("patent-")) return { patent: PATENTS };
   if (name.startsWith("ip-")) return { image: IMAGES };
   if (name.startsWith("ads-")) return { connection: [String(20 + i)], ...RANGE };
