@@ -1,36 +1,21 @@
-import { createHash } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
-import { canonicalJson, type Emulator, type LedgerCall } from "../../emulator/index.js";
-import { loadPipeline } from "../../pipelines/engine/load.js";
+import { openWarehouse } from "../../connectors/warehouse/open.js";
+import type { Emulator, LedgerCall } from "../../emulator/index.js";
 import { retryReportJob } from "../../pipelines/engine/reports/retry.js";
 import { runPipelines } from "../../pipelines/engine/runner.js";
 import { runChild } from "./support/child.js";
 import { type ChildSpec, pipelinesOf } from "./support/child-spec.js";
+import { fastReportPipeline, inFlight } from "./support/crash-plan.js";
 import { REPORT_CREATES, suiteClient, suiteEmulator } from "./support/emulator.js";
 import { charged, credits, paidTwice } from "./support/ledger.js";
 import { envCount, inLanes, prng } from "./support/prng.js";
 import { compare, rows, type Snapshot, snapshot } from "./support/snapshot.js";
-import { addFigures, filesDir } from "./support/suite.js";
+import { addFigures } from "./support/suite.js";
 import { KINDS, type Kind, suiteWarehouse, unavailable } from "./support/warehouses.js";
 
 // Several pipelines (pages, a chain over SQL inputs, an asynchronous report with pending polls),
 // concurrency 4, and an emulator adding latency: killed with SIGKILL at a seeded random moment,
 // then run again to the end.
-/**
- * The built-in report pipeline with polling in milliseconds instead of seconds, as a file: the
- * killed run, the resumed one and an explicit `reports retry` of its job all read the same file.
- */
-function fastReportPipeline(): string {
-  const text = readFileSync(loadPipeline("ads-sp-search-impression-share").file, "utf8");
-  const fast = text.replace(/poll: \{[^}]*\}/, "poll: { initial: 20ms, max: 20ms, factor: 1, timeout: 60s }");
-  if (fast === text) throw new Error("the report pipeline has no poll block to speed up");
-  const file = join(filesDir("crash-pipeline"), "ads-sp-search-impression-share.yaml");
-  writeFileSync(file, fast);
-  return file;
-}
 const PIPELINES = [
   "marketplace-search",
   fastReportPipeline(),
@@ -57,24 +42,6 @@ const lanesFor = (kind: Kind) => envCount("RELIABILITY_CRASH_LANES", kind === "p
 interface Trial {
   n: number;
   seed: number;
-}
-
-const emuHash = (body: unknown) => createHash("sha256").update(canonicalJson(body)).digest("hex");
-
-/** The engine's request hashes of the calls a killed run left in flight, mapped to the emulator's body hashes. */
-async function inFlight(w: Warehouse, reserved: string[]): Promise<Set<string>> {
-  if (!reserved.length) return new Set();
-  const stored = await rows<{ request_hash: string; skill: string; request: unknown }>(
-    w,
-    "select request_hash, skill, request from skillsync_responses",
-  );
-  const bodies = new Map(
-    stored.map((r) => [
-      r.request_hash,
-      `${r.skill}\n${emuHash(typeof r.request === "string" ? JSON.parse(r.request) : r.request)}`,
-    ]),
-  );
-  return new Set(reserved.map((h) => bodies.get(h) ?? `unknown:${h}`));
 }
 
 describe.each(KINDS)("crash and resume on %s", (kind: Kind) => {

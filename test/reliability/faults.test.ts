@@ -8,6 +8,15 @@ import { type RunSummary, runPipelines } from "../../pipelines/engine/runner.js"
 import { pipelinesOf } from "./support/child-spec.js";
 import { cli, cliEnv } from "./support/cli.js";
 import { REPORT_DOWNLOAD, REPORT_STATUS, suiteClient, suiteEmulator } from "./support/emulator.js";
+import {
+  FAULT_ROUNDS,
+  FAULT_STATUS,
+  FAULTS,
+  IMAGES,
+  NO_FAULTS,
+  paramsFor,
+  THROUGH_CLI,
+} from "./support/fault-plan.js";
 import { charged } from "./support/ledger.js";
 import { API_KEY } from "./support/secrets.js";
 import { rows } from "./support/snapshot.js";
@@ -18,50 +27,6 @@ import { suiteWarehouse } from "./support/warehouses.js";
 // 5xx, calls that never answer (the client gives up after 400 ms), malformed bodies, code ≠ 0 and
 // schema drift. The run finishes what it can and records each failure with its reason; a later run
 // without faults completes the rest without paying again for anything that succeeded.
-const FAULTS = {
-  rateLimit: { perSecond: 15, burst: 4 },
-  errorRate: 0.12,
-  timeoutRate: 0.06,
-  malformedRate: 0.08,
-  platformErrorRate: 0.08,
-  driftRate: 0.3,
-};
-/** Rounds of runs under faults (each with its own seed) before the run without faults. */
-const FAULT_ROUNDS = [11, 12, 13];
-const NO_FAULTS = {
-  rateLimit: null,
-  errorRate: 0,
-  timeoutRate: 0,
-  malformedRate: 0,
-  platformErrorRate: 0,
-  driftRate: 0,
-};
-const PATENTS = Array.from({ length: 14 }, (_, i) => `US${10_400_000 + i * 37}B2`);
-const IMAGES = Array.from({ length: 8 }, (_, i) => `https://img.example/product-${i}.jpg`);
-const RANGE = { start: ["2025-04-01"], end: ["2025-04-03"] };
-
-/** What each built-in pipeline is given. */
-function paramsFor(name: string, i: number): Record<string, string[]> {
-  if (name === "marketplace-search")
-    return { keyword: ["usb hub", "desk lamp", "yoga mat", "phone stand", "tea kettle"], pages: ["2"] };
-  if (name === "patent-search")
-    return { q: ["solid state battery", "drone propeller", "heat pump valve"], pages: ["2"] };
-  if (name.startsWith("patent-")) return { patent: PATENTS };
-  if (name.startsWith("ip-")) return { image: IMAGES };
-  if (name.startsWith("ads-")) return { connection: [String(20 + i)], ...RANGE };
-  throw new Error(`no params for the built-in pipeline ${name}: add them here`);
-}
-
-/** Pipelines run through the CLI's main() (exit codes); the others in-process (fast report polls, quick timeouts). */
-const THROUGH_CLI = new Set(["marketplace-search", "patent-claims", "ip-copyright-check", "patent-family"]);
-
-const FAULT_STATUS: Record<string, string> = {
-  "server-error": "SERVER",
-  "platform-error": "PLATFORM",
-  malformed: "RESPONSE_SHAPE",
-  timeout: "TRANSPORT",
-};
-
 interface Outcome {
   name: string;
   status: string;
