@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
-import pLimit from "p-limit";
 import { migrateToLatest } from "../../connectors/warehouse/migrate.js";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
 import { CreditCeilingError, ValidationError } from "../../core/errors.js";
@@ -208,7 +207,7 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     { scope: invocation, limit: o.maxCredits ?? null, label: "--max-credits" },
     ...(await warehouseCeilings(w)),
   ];
-  const limit = pLimit(Math.max(1, o.concurrency ?? 4));
+  const concurrency = Math.max(1, o.concurrency ?? 4);
   const report = (note?: string) => o.reporter?.update({ ...counters }, note);
   const heartbeat = setInterval(() => void updateRun(w, runId, counters).catch(() => {}), 5000);
   heartbeat.unref();
@@ -278,27 +277,42 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
       const run = { runId, prices, counters, failures, state, report, signal: o.signal, calls, ceilings };
       return runReportCalls({ ...run, ...c, warehouse: w, client: o.client });
     }
-    const perPipeline = p.concurrency ? pLimit(p.concurrency) : undefined;
     const pipelineState = { stop: false, failed: 0 };
-    const tasks: Promise<void>[] = [];
-    const schedule = (call: PlannedCall) => {
-      const task = () => execute(c, factory, call, ceilings, pipelineState);
-      tasks.push(
-        limit(() => (perPipeline ? perPipeline(task) : task())).then((next) => {
+    // A fixed set of workers pulls calls one at a time, so a run of 100,000 calls never holds
+    // 100,000 pending tasks: planned calls are taken in order, next pages queue behind them.
+    const width = Math.max(1, Math.min(concurrency, p.concurrency ?? concurrency));
+    const pages: PlannedCall[] = [];
+    let taken = 0;
+    let active = 0;
+    let waiting: (() => void)[] = [];
+    const wake = () => {
+      const list = waiting;
+      waiting = [];
+      for (const resume of list) resume();
+    };
+    const worker = async (): Promise<void> => {
+      for (;;) {
+        const call = taken < calls.length ? calls[taken++] : pages.shift();
+        if (!call) {
+          // Nothing to take now, but a call in flight may still bring a next page.
+          if (active === 0) return;
+          await new Promise<void>((resume) => waiting.push(resume));
+          continue;
+        }
+        active++;
+        try {
+          const next = await execute(c, factory, call, ceilings, pipelineState);
           if (next) {
             counters.callsPlanned++;
-            schedule(next);
+            pages.push(next);
           }
-        }),
-      );
+        } finally {
+          active--;
+          wake();
+        }
+      }
     };
-    for (const call of calls) schedule(call);
-    // Tasks add their next pages while we wait, so wait until no new task appeared.
-    for (let seen = 0; seen < tasks.length; ) {
-      const batch = tasks.slice(seen);
-      seen = tasks.length;
-      await Promise.all(batch);
-    }
+    await Promise.all(Array.from({ length: width }, worker));
     if (c.mapping.mode === "replace" && !state.stop && !pipelineState.stop && pipelineState.failed === 0) {
       await w.db.transaction().execute(async (trx) => {
         for (const t of [c.mapping.table, ...c.mapping.children]) await dropOtherRuns(trx, t.name, runId);
