@@ -8,8 +8,17 @@ export interface MigrateOutcome {
   results: NonNullable<MigrationResultSet["results"]>;
 }
 
-// 3F000: Kysely's introspection reads every schema; one dropped meanwhile fails the query once.
-const RETRYABLE = new Set(["SQLITE_BUSY", "SQLITE_BUSY_SNAPSHOT", "23505", "42P07", "40P01", "3F000"]);
+// 3F000 / 42P01: Kysely's introspection reads every schema of the database; a schema or table
+// another process drops meanwhile fails that query once.
+const RETRYABLE = new Set([
+  "SQLITE_BUSY",
+  "SQLITE_BUSY_SNAPSHOT",
+  "23505",
+  "42P07",
+  "40P01",
+  "3F000",
+  "42P01",
+]);
 
 /**
  * Brings the warehouse to the latest migration. Safe to run twice and from two processes at once:

@@ -57,7 +57,7 @@ describe.each(WAREHOUSE_KINDS)("credit ceilings on %s", (kind) => {
         // Everything that fit was used: the next call would have passed the ceiling.
         expect(charged + price).toBeGreaterThan(Math.min(ceiling, keywords.length * price) - 1e-9);
       }
-    });
+    }, 120_000);
 
     it("shares the daily budget between concurrent runs on one warehouse", async () => {
       const { emulator } = await emulatorWithClient({ latencyMs: 3, jitterMs: 5 });
@@ -89,6 +89,6 @@ describe.each(WAREHOUSE_KINDS)("credit ceilings on %s", (kind) => {
       expect(summaries.map((r) => r.stopReason)).toContain(
         "stopped at the daily budget of 17 credits: the next call (1 credits) would pass it",
       );
-    });
+    }, 120_000);
   });
 });
