@@ -387,15 +387,13 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
         elapsedMs: result.elapsedMs,
       });
     };
-    try {
-      const r = await loadResponse(w, c, call, data, receivedAt, runId, finish);
-      counters.rowsWritten += r.rows;
-      counters.rowsRejected += r.rejected;
-    } catch (err) {
-      // Keep what was paid for even when loading failed; a later run loads it from the store.
-      await w.db.transaction().execute(finish);
-      throw err;
-    }
+    // What was paid for is kept the moment it arrives, in a short transaction of its own: a crash
+    // or a failed load from here on costs nothing, as a resumed run loads the answer from the store.
+    // The rows and the load marker then commit together, so a page is never loaded twice.
+    await w.db.transaction().execute(finish);
+    const r = await loadResponse(w, c, call, data, receivedAt, runId, async () => {});
+    counters.rowsWritten += r.rows;
+    counters.rowsRejected += r.rejected;
     counters.callsDone++;
     report();
     return factory.next(call, data);
