@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { cli } from "../helpers/cli.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
-import { cli } from "./capture.js";
 
 describe.each(WAREHOUSE_KINDS)("run, plan and the warehouse commands on %s", (kind) => {
   describe.skipIf(unavailable(kind))("", () => {

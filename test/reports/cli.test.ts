@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { main } from "../../cli/main.js";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
 import { loadPipeline } from "../../pipelines/engine/load.js";
+import { cli } from "../helpers/cli.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
 import { freshWarehouseUrl } from "../helpers/warehouses.js";
 import { pipelineFrom } from "../pipelines/fixtures.js";
@@ -12,27 +12,6 @@ import { count, jobs, ledgerOf, RANGE, run } from "./helpers.js";
 function fastFile() {
   const text = readFileSync(loadPipeline("ads-sp-search-impression-share").file, "utf8");
   return pipelineFrom(text.replace(/poll: \{[^}]*\}/, "poll: { initial: 2ms, max: 5ms, timeout: 10s }"));
-}
-
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const o = vi.spyOn(process.stdout, "write").mockImplementation((s) => {
-    out += String(s);
-    return true;
-  });
-  const e = vi.spyOn(process.stderr, "write").mockImplementation((s) => {
-    err += String(s);
-    return true;
-  });
-  try {
-    const code = await main(args);
-    return { code, out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-    process.exitCode = undefined;
-  }
 }
 
 describe("skillsync reports", () => {

@@ -1,31 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { main } from "../../cli/main.js";
+import { afterEach, describe, expect, it } from "vitest";
 import { migrateToLatest } from "../../connectors/warehouse/migrate.js";
 import { ensureStates } from "../../scheduler/state.js";
+import { cli } from "../helpers/cli.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
 import { freshWarehouseUrl } from "../helpers/warehouses.js";
 import { openTracked, runsOf, tempDir, until, writeScheduledPipeline } from "./fixtures.js";
-
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const o = vi.spyOn(process.stdout, "write").mockImplementation((s) => {
-    out += String(s);
-    return true;
-  });
-  const e = vi.spyOn(process.stderr, "write").mockImplementation((s) => {
-    err += String(s);
-    return true;
-  });
-  try {
-    return { code: await main(args), out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-    process.exitCode = undefined;
-  }
-}
 
 const children: ChildProcess[] = [];
 afterEach(() => {

@@ -1,9 +1,13 @@
 import { main } from "../../cli/main.js";
 
-/** Runs the CLI in-process with the given environment, capturing stdout, stderr and the exit code. */
+/**
+ * Runs the CLI in-process with the given environment, capturing stdout, stderr and the exit code;
+ * `onDone` sees what was printed (the reliability suite keeps it for its secret scan).
+ */
 export async function cli(
   args: string[],
   env: Record<string, string | undefined> = {},
+  onDone?: (out: string, err: string) => void,
 ): Promise<{ code: number; out: string; err: string }> {
   const saved: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(env)) {
@@ -36,5 +40,6 @@ export async function cli(
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
     }
+    onDone?.(out, err);
   }
 }
