@@ -66,6 +66,12 @@ function nameOf(v: unknown): unknown {
   return v && typeof v === "object" && "name" in v ? (v as { name: unknown }).name : v;
 }
 
+/** A number, or numeric text; NaN for anything else (blank text included). */
+function numeric(value: unknown): number {
+  if (typeof value === "number") return value;
+  return typeof value === "string" && value.trim() !== "" ? Number(value) : Number.NaN;
+}
+
 /** Types a value for its column; throws ConversionError when it cannot. */
 export function toColumn(value: unknown, type: ColumnType): unknown {
   if (value === null || value === undefined) return null;
@@ -73,22 +79,12 @@ export function toColumn(value: unknown, type: ColumnType): unknown {
     case "text":
       return typeof value === "object" ? JSON.stringify(value) : String(value);
     case "integer": {
-      const n =
-        typeof value === "number"
-          ? value
-          : typeof value === "string" && value.trim() !== ""
-            ? Number(value)
-            : Number.NaN;
+      const n = numeric(value);
       if (!Number.isInteger(n)) throw new ConversionError(`${JSON.stringify(value)} is not an integer`);
       return n;
     }
     case "number": {
-      const n =
-        typeof value === "number"
-          ? value
-          : typeof value === "string" && value.trim() !== ""
-            ? Number(value)
-            : Number.NaN;
+      const n = numeric(value);
       if (!Number.isFinite(n)) throw new ConversionError(`${JSON.stringify(value)} is not a number`);
       return n;
     }
