@@ -94,15 +94,7 @@ async function skillsyncRun(pgUrl: string | undefined, p: LoadedPipeline, respon
       for (let pass = 0; pass < 2; pass++) {
         for (let i = 0; i < responses.length; i++) {
           const r = responses[i]!;
-          const out = await loadResponse(
-            w,
-            c,
-            plannedCall(p, r, i),
-            r.data,
-            OBSERVED_AT,
-            "bench-run",
-            async () => {},
-          );
+          const out = await loadResponse(w, c, plannedCall(p, r, i), r.data, OBSERVED_AT, "bench-run");
           rows += out.rows;
         }
       }

@@ -43,6 +43,26 @@ export async function reserveCredits(
   ceilings: Ceiling[],
   credits: number,
 ): Promise<void> {
+  const passed = await tryReserveCredits(trx, ceilings, credits);
+  if (passed) throw ceilingError(passed, credits);
+}
+
+export function ceilingError(c: Ceiling, credits: number): CreditCeilingError {
+  return new CreditCeilingError(
+    c.label,
+    `stopped at the ${c.label}${c.limit === null ? "" : ` of ${c.limit} credits`}: the next call (${credits} credits) would pass it`,
+  );
+}
+
+/**
+ * `reserveCredits` that leaves the transaction usable when a ceiling would pass: the scopes already
+ * reserved are given back and the ceiling is returned (undefined: all reserved).
+ */
+export async function tryReserveCredits(
+  trx: Kysely<AnyDB>,
+  ceilings: Ceiling[],
+  credits: number,
+): Promise<Ceiling | undefined> {
   const now = new Date().toISOString();
   const sorted = [...ceilings].sort((a, b) => a.scope.localeCompare(b.scope));
   const reserve = async (c: Ceiling) => {
@@ -59,7 +79,7 @@ export async function reserveCredits(
       .executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
   };
-  for (const c of sorted) {
+  for (const [i, c] of sorted.entries()) {
     // The scope's row exists after its first call: one UPDATE per call. Only when it did not
     // apply is the row created (if missing) and the UPDATE tried once more.
     if (await reserve(c)) continue;
@@ -69,12 +89,11 @@ export async function reserveCredits(
       .onConflict((oc) => oc.column("scope").doNothing())
       .execute();
     if (!(await reserve(c))) {
-      throw new CreditCeilingError(
-        c.label,
-        `stopped at the ${c.label}${c.limit === null ? "" : ` of ${c.limit} credits`}: the next call (${credits} credits) would pass it`,
-      );
+      await releaseCredits(trx, sorted.slice(0, i), credits);
+      return c;
     }
   }
+  return undefined;
 }
 
 /** Gives reserved credits back (a call the service refused without charging). */

@@ -54,8 +54,19 @@ function preview(value: string): string {
     : `${JSON.stringify(`${value.slice(0, 40)}…`)} (${value.length} characters)`;
 }
 
+/** A pipeline's first calls, made one at a time as the runner takes them: a run of 100,000 inputs never holds 100,000 requests. */
+export interface CallPlan extends Iterable<PlannedCall> {
+  count: number;
+}
+
 export interface CallFactory {
-  initial(values: string[] | undefined): PlannedCall[];
+  /**
+   * Validates the request of every input value (throws one ValidationError naming each bad value,
+   * before anything is sent) and returns the calls to make, formed lazily.
+   */
+  initial(values: string[] | undefined): CallPlan;
+  /** Every first call, formed now (plans and previews). */
+  all(values: string[] | undefined): PlannedCall[];
   /** The next page after `call` answered `data`, or undefined when the pages end. */
   next(call: PlannedCall, data: unknown): PlannedCall | undefined;
   maxPages: number;
@@ -95,14 +106,15 @@ export function callFactory(
   const withPage = (body: Record<string, unknown>) =>
     pg ? { ...body, [pg.member]: pg.style === "offset" ? String(start) : start } : body;
 
-  return {
-    maxPages,
-    initial(values) {
-      if (values === undefined) return [make(withPage(renderRequest(p.request, params)), undefined, 1, 0, 0)];
-      const name = p.input!.name;
-      if (p.batch) {
-        const batch = p.batch;
-        return packBatches(values, batch.size, batch.maxChars).map((group) =>
+  /** The first calls' makers, one per call: nothing is rendered or validated until one is called. */
+  const makers = (values: string[] | undefined): (() => PlannedCall)[] => {
+    if (values === undefined)
+      return [() => make(withPage(renderRequest(p.request, params)), undefined, 1, 0, 0)];
+    const name = p.input!.name;
+    if (p.batch) {
+      const batch = p.batch;
+      return packBatches(values, batch.size, batch.maxChars).map(
+        (group) => () =>
           make(
             withPage({
               ...renderRequest(p.request, { ...params, [name]: group.join(",") }),
@@ -113,32 +125,56 @@ export function callFactory(
             0,
             0,
           ),
-        );
+      );
+    }
+    return values.map(
+      (v) => () => make(withPage(renderRequest(p.request, { ...params, [name]: v })), v, 1, 0, 0),
+    );
+  };
+
+  /** Every value's request validated; the calls themselves are dropped (they are made again when taken). */
+  const check = (values: string[] | undefined, list: (() => PlannedCall)[]): void => {
+    const issues: { value: string; error: ValidationError }[] = [];
+    list.forEach((m, i) => {
+      try {
+        m();
+      } catch (err) {
+        if (err instanceof ValidationError && values && !p.batch)
+          issues.push({ value: values[i]!, error: err });
+        else throw err;
       }
-      const calls: PlannedCall[] = [];
-      const issues: { value: string; error: ValidationError }[] = [];
-      for (const v of values) {
-        try {
-          calls.push(make(withPage(renderRequest(p.request, { ...params, [name]: v })), v, 1, 0, 0));
-        } catch (err) {
-          if (err instanceof ValidationError) issues.push({ value: v, error: err });
-          else throw err;
-        }
-      }
-      if (issues.length) {
-        throw new ValidationError(
-          `input of pipeline ${p.name}`,
-          issues.flatMap(({ value, error }) =>
-            error.issues.map((i) => ({
-              ...i,
-              // Name the pipeline's input and the member it fills; a long value (a data: URI) is shortened.
-              path: [name],
-              message: `${preview(value)} → request member ${i.path.join(".") || "(body)"}: ${i.message}`,
-            })),
-          ),
-        );
-      }
-      return calls;
+    });
+    if (!issues.length) return;
+    const name = p.input!.name;
+    throw new ValidationError(
+      `input of pipeline ${p.name}`,
+      issues.flatMap(({ value, error }) =>
+        error.issues.map((i) => ({
+          ...i,
+          // Name the pipeline's input and the member it fills; a long value (a data: URI) is shortened.
+          path: [name],
+          message: `${preview(value)} → request member ${i.path.join(".") || "(body)"}: ${i.message}`,
+        })),
+      ),
+    );
+  };
+
+  return {
+    maxPages,
+    initial(values) {
+      const list = makers(values);
+      check(values, list);
+      return {
+        count: list.length,
+        *[Symbol.iterator]() {
+          for (const m of list) yield m();
+        },
+      };
+    },
+    all(values) {
+      const list = makers(values);
+      check(values, list);
+      return list.map((m) => m());
     },
     next(call, data) {
       if (!pg || call.pageIndex + 1 >= maxPages) return undefined;

@@ -21,23 +21,42 @@ export interface StoredResponse {
 
 const now = () => new Date().toISOString();
 
+/** A ledger row as inserted. */
+export function callRow(c: CallRecord, outcome: CallOutcome, at: string) {
+  return {
+    run_id: c.runId,
+    pipeline: c.pipeline,
+    skill: c.skill,
+    request_hash: c.requestHash,
+    outcome,
+    credits: c.credits,
+    started_at: at,
+    attempts: 0,
+  };
+}
+
 /** Inserts a ledger row (inside the reservation's transaction for paid calls). */
 export async function insertCall(db: Kysely<AnyDB>, c: CallRecord, outcome: CallOutcome): Promise<number> {
   const row = await db
     .insertInto("skillsync_calls")
-    .values({
-      run_id: c.runId,
-      pipeline: c.pipeline,
-      skill: c.skill,
-      request_hash: c.requestHash,
-      outcome,
-      credits: c.credits,
-      started_at: now(),
-      attempts: 0,
-    })
+    .values(callRow(c, outcome, now()))
     .returning("id")
     .executeTakeFirstOrThrow();
   return Number(row.id);
+}
+
+/** Inserts ledger rows in one statement (answers reused from the store, loaded together). */
+export async function insertCalls(
+  db: Kysely<AnyDB>,
+  calls: CallRecord[],
+  outcome: CallOutcome,
+): Promise<void> {
+  if (!calls.length) return;
+  const at = now();
+  await db
+    .insertInto("skillsync_calls")
+    .values(calls.map((c) => callRow(c, outcome, at)))
+    .execute();
 }
 
 export interface CallEnd {
@@ -92,20 +111,27 @@ export async function freshResponse(
   return { data, receivedAt, traceId: (row.trace_id as string | null) ?? null };
 }
 
+export interface ResponseToStore {
+  hash: string;
+  skill: string;
+  request: Record<string, unknown>;
+  data: unknown;
+  traceId: string | null;
+  runId: string;
+  receivedAt: string;
+}
+
 /** Stores a successful response, compressed, keyed by its request hash (the newest wins). */
-export async function storeResponse(
-  db: Kysely<AnyDB>,
-  r: {
-    hash: string;
-    skill: string;
-    request: Record<string, unknown>;
-    data: unknown;
-    traceId: string | null;
-    runId: string;
-    receivedAt: string;
-  },
-): Promise<void> {
-  const values = {
+export function storeResponse(db: Kysely<AnyDB>, r: ResponseToStore): Promise<void> {
+  return storeResponses(db, [r]);
+}
+
+/** Stores successful responses in one statement (a hash given twice: the last wins). */
+export async function storeResponses(db: Kysely<AnyDB>, list: ResponseToStore[]): Promise<void> {
+  if (!list.length) return;
+  // One row per hash: an upsert cannot touch the same row twice in one statement.
+  const byHash = new Map(list.map((r) => [r.hash, r]));
+  const values = [...byHash.values()].map((r) => ({
     request_hash: r.hash,
     skill: r.skill,
     request: JSON.stringify(r.request),
@@ -114,17 +140,17 @@ export async function storeResponse(
     trace_id: r.traceId,
     run_id: r.runId,
     received_at: r.receivedAt,
-  };
+  }));
   await db
     .insertInto("skillsync_responses")
     .values(values)
     .onConflict((oc) =>
-      oc.column("request_hash").doUpdateSet({
-        body: values.body,
-        trace_id: values.trace_id,
-        run_id: values.run_id,
-        received_at: values.received_at,
-      }),
+      oc.column("request_hash").doUpdateSet((eb) => ({
+        body: eb.ref("excluded.body"),
+        trace_id: eb.ref("excluded.trace_id"),
+        run_id: eb.ref("excluded.run_id"),
+        received_at: eb.ref("excluded.received_at"),
+      })),
     )
     .execute();
 }
@@ -145,28 +171,80 @@ export async function isLoaded(
   return row !== undefined;
 }
 
+export interface LoadMark {
+  runId: string;
+  pipeline: string;
+  hash: string;
+  rows: number;
+}
+
+/** Load markers, one per answer loaded (`runId, pipeline, hash, rows` or a list of them). */
+export async function markLoaded(db: Kysely<AnyDB>, marks: LoadMark[]): Promise<void>;
 export async function markLoaded(
   db: Kysely<AnyDB>,
   runId: string,
   pipeline: string,
   hash: string,
   rows: number,
+): Promise<void>;
+export async function markLoaded(
+  db: Kysely<AnyDB>,
+  first: string | LoadMark[],
+  pipeline?: string,
+  hash?: string,
+  rows?: number,
 ): Promise<void> {
+  const marks =
+    typeof first === "string" ? [{ runId: first, pipeline: pipeline!, hash: hash!, rows: rows! }] : first;
+  if (!marks.length) return;
+  const at = now();
   await db
     .insertInto("skillsync_loads")
-    .values({ run_id: runId, pipeline, request_hash: hash, rows, loaded_at: now() })
+    .values(
+      marks.map((m) => ({
+        run_id: m.runId,
+        pipeline: m.pipeline,
+        request_hash: m.hash,
+        rows: m.rows,
+        loaded_at: at,
+      })),
+    )
     .onConflict((oc) => oc.columns(["run_id", "pipeline", "request_hash"]).doNothing())
     .execute();
 }
 
+export interface RejectToStore {
+  table: string;
+  reason: string;
+  record: unknown;
+  hash: string;
+}
+
+/** Rejected records, each with the request hash of the answer it came in. */
+export async function insertRejects(
+  db: Kysely<AnyDB>,
+  runId: string,
+  pipeline: string,
+  rejects: RejectToStore[],
+): Promise<void>;
 export async function insertRejects(
   db: Kysely<AnyDB>,
   runId: string,
   pipeline: string,
   hash: string,
-  rejects: { table: string; reason: string; record: unknown }[],
+  rejects: Omit<RejectToStore, "hash">[],
+): Promise<void>;
+export async function insertRejects(
+  db: Kysely<AnyDB>,
+  runId: string,
+  pipeline: string,
+  hashOrList: string | RejectToStore[],
+  given?: Omit<RejectToStore, "hash">[],
 ): Promise<void> {
+  const rejects =
+    typeof hashOrList === "string" ? (given ?? []).map((r) => ({ ...r, hash: hashOrList })) : hashOrList;
   if (!rejects.length) return;
+  const at = now();
   await db
     .insertInto("skillsync_rejects")
     .values(
@@ -174,10 +252,10 @@ export async function insertRejects(
         run_id: runId,
         pipeline,
         table_name: r.table,
-        request_hash: hash,
+        request_hash: r.hash,
         reason: r.reason,
         record: JSON.stringify(r.record ?? null),
-        created_at: now(),
+        created_at: at,
       })),
     )
     .execute();

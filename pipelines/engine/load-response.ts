@@ -1,48 +1,191 @@
 import type { Kysely } from "kysely";
+import { keyOf, lastPerKey } from "../../connectors/warehouse/bulk.js";
 import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
+import type { TableDef } from "../../connectors/warehouse/types.js";
 import type { PlannedCall } from "./calls.js";
-import { insertRejects, markLoaded } from "./ledger.js";
+import {
+  type CallEnd,
+  finishCall,
+  insertCalls,
+  insertRejects,
+  markLoaded,
+  storeResponses,
+} from "./ledger.js";
 import type { LoadedPipeline } from "./load.js";
 import { deleteChildren, writeRows } from "./loader.js";
-import type { CompiledMapping } from "./mapping.js";
+import type { CompiledMapping, Normalised, Reject, Row } from "./mapping.js";
 import type { ParamValues } from "./params.js";
 
+/** What the ledger records with an answer's rows. */
+export type AnswerLedger =
+  /** A paid call: its answer is stored and its reserved ledger row finished. */
+  | { kind: "paid"; callId: number; traceId: string | null; end: CallEnd }
+  /** A stored answer reused: a `cached` ledger row, nothing stored again. */
+  | { kind: "cached" }
+  /** Rows only (the benchmark's load figure, tests). */
+  | { kind: "none" };
+
+/** One answer to load: the call it answers, its data, when it arrived, and its ledger entry. */
+export interface Answer {
+  call: PlannedCall;
+  data: unknown;
+  receivedAt: string;
+  ledger: AnswerLedger;
+}
+
+export interface LoadTarget {
+  pipeline: LoadedPipeline;
+  params: ParamValues;
+  mapping: CompiledMapping;
+}
+
+export interface Loaded {
+  rows: number;
+  rejected: number;
+}
+
 /**
- * Normalises one response and writes its rows, its rejects, its load marker and whatever the
- * caller adds (`also`: the ledger entry, the stored response) in ONE transaction: a crash leaves
- * either all of it or none.
+ * Loads several answers of one pipeline in ONE transaction: stored answers and finished ledger
+ * rows, rows of every table, rejects and a load marker per answer. A crash leaves all of it or none.
+ * The tables end as if the answers had been loaded one after another: rows are written in answer
+ * order (the last row of a key wins) and, in `merge` mode, a parent's children come from the last
+ * answer that has the parent. Returns the totals counted as per-answer loads would count them.
+ *
+ * @example await loadAnswers(w, compiled, runId, [{ call, data, receivedAt, ledger: { kind: "cached" } }]);
  */
-export async function loadResponse(
+export async function loadAnswers(
   w: Warehouse,
-  c: { pipeline: LoadedPipeline; params: ParamValues; mapping: CompiledMapping },
+  c: LoadTarget,
+  runId: string,
+  answers: readonly Answer[],
+): Promise<Loaded> {
+  const { mapping, pipeline } = c;
+  const each = answers.map((a) =>
+    mapping.normalise(a.data, {
+      input: a.call.input,
+      request: a.call.body,
+      params: c.params,
+      observedAt: a.receivedAt,
+      runId,
+      skill: pipeline.skill,
+    }),
+  );
+  const merged = mergeNormalised(mapping, each);
+  // Columns the data brings are added before the transaction: DDL racing inside one would abort it.
+  const tables = mapping.infer ? await mapping.infer.apply(w, merged) : mapping;
+  const counts = each.map((n) => countRows(n, [tables.table, ...tables.children], mapping.mode));
+  await w.transaction(async (tx) => {
+    await ledgerOf(tx.db, pipeline, runId, answers);
+    const parents = merged.rows.get(mapping.table.name) ?? [];
+    await writeRows(tx, tables.table, parents, mapping.mode);
+    for (const child of tables.children) {
+      const rows = merged.rows.get(child.name) ?? [];
+      if (mapping.mode === "merge") await deleteChildren(tx, child, tables.table.key, parents);
+      await writeRows(tx, child, rows, mapping.mode);
+    }
+    await insertRejects(
+      tx.db,
+      runId,
+      pipeline.name,
+      merged.rejects.map((r) => ({ ...r, hash: answers[r.answer]!.call.hash })),
+    );
+    await markLoaded(
+      tx.db,
+      answers.map((a, i) => ({ runId, pipeline: pipeline.name, hash: a.call.hash, rows: counts[i]! })),
+    );
+  });
+  return {
+    rows: counts.reduce((a, b) => a + b, 0),
+    rejected: merged.rejects.length,
+  };
+}
+
+async function ledgerOf(
+  db: Kysely<AnyDB>,
+  p: LoadedPipeline,
+  runId: string,
+  answers: readonly Answer[],
+): Promise<void> {
+  const paid = answers.filter((a) => a.ledger.kind === "paid");
+  await storeResponses(
+    db,
+    paid.map((a) => ({
+      hash: a.call.hash,
+      skill: p.skill,
+      request: a.call.body,
+      data: a.data,
+      traceId: a.ledger.kind === "paid" ? a.ledger.traceId : null,
+      runId,
+      receivedAt: a.receivedAt,
+    })),
+  );
+  for (const a of paid) if (a.ledger.kind === "paid") await finishCall(db, a.ledger.callId, a.ledger.end);
+  await insertCalls(
+    db,
+    answers
+      .filter((a) => a.ledger.kind === "cached")
+      .map((a) => ({ runId, pipeline: p.name, skill: p.skill, requestHash: a.call.hash, credits: 0 })),
+    "cached",
+  );
+}
+
+/**
+ * One Normalised for many answers, in answer order. In `merge` mode the children an answer brings
+ * for a parent that a later answer brings again are dropped: loaded one by one, the later answer's
+ * merge would have deleted them.
+ */
+function mergeNormalised(
+  mapping: CompiledMapping,
+  each: readonly Normalised[],
+): { rows: Map<string, Row[]>; rejects: (Reject & { answer: number })[] } {
+  const rejects = each.flatMap((n, answer) => n.rejects.map((r) => ({ ...r, answer })));
+  if (each.length === 1) return { rows: each[0]!.rows, rejects };
+  const rows = new Map<string, Row[]>();
+  const parentName = mapping.table.name;
+  const parentKey = keyOf(mapping.table.key);
+  const lastWith = new Map<unknown, number>();
+  if (mapping.mode === "merge" && mapping.table.key.length) {
+    each.forEach((n, i) => {
+      for (const r of n.rows.get(parentName) ?? []) lastWith.set(parentKey(r), i);
+    });
+  }
+  for (const def of [mapping.table, ...mapping.children]) {
+    const out: Row[] = [];
+    const isChild = def !== mapping.table && lastWith.size > 0;
+    each.forEach((n, i) => {
+      for (const r of n.rows.get(def.name) ?? []) {
+        if (isChild && (lastWith.get(parentKey(r)) ?? i) > i) continue;
+        out.push(r);
+      }
+    });
+    rows.set(def.name, out);
+  }
+  return { rows, rejects };
+}
+
+/** An answer's rows as a load of that answer alone writes them (distinct keys for an upsert). */
+function countRows(n: Normalised, defs: readonly TableDef[], mode: CompiledMapping["mode"]): number {
+  let total = 0;
+  for (const def of defs) {
+    const rows = n.rows.get(def.name) ?? [];
+    const upsert = mode !== "append" && def.key.length > 0 && def.unique !== false;
+    total += upsert ? lastPerKey(rows, def.key).length : rows.length;
+  }
+  return total;
+}
+
+/**
+ * Normalises one response and writes it with its ledger entry in one transaction (`loadAnswers`
+ * for a single answer).
+ */
+export function loadResponse(
+  w: Warehouse,
+  c: LoadTarget,
   call: PlannedCall,
   data: unknown,
   observedAt: string,
   runId: string,
-  also: (trx: Kysely<AnyDB>) => Promise<void>,
-): Promise<{ rows: number; rejected: number }> {
-  const { mapping, pipeline } = c;
-  const n = mapping.normalise(data, {
-    input: call.input,
-    request: call.body,
-    params: c.params,
-    observedAt,
-    runId,
-    skill: pipeline.skill,
-  });
-  // Columns the data brings are added before the transaction: DDL racing inside one would abort it.
-  const tables = mapping.infer ? await mapping.infer.apply(w, n) : mapping;
-  let rows = 0;
-  await w.transaction(async (tx) => {
-    await also(tx.db);
-    const parents = n.rows.get(mapping.table.name) ?? [];
-    rows += await writeRows(tx, tables.table, parents, mapping.mode);
-    for (const child of tables.children) {
-      if (mapping.mode === "merge") await deleteChildren(tx, child, tables.table.key, parents);
-      rows += await writeRows(tx, child, n.rows.get(child.name) ?? [], mapping.mode);
-    }
-    await insertRejects(tx.db, runId, pipeline.name, call.hash, n.rejects);
-    await markLoaded(tx.db, runId, pipeline.name, call.hash, rows);
-  });
-  return { rows, rejected: n.rejects.length };
+  ledger: AnswerLedger = { kind: "none" },
+): Promise<Loaded> {
+  return loadAnswers(w, c, runId, [{ call, data, receivedAt: observedAt, ledger }]);
 }

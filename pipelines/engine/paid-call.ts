@@ -3,7 +3,7 @@ import { AccessError, AuthError, SkillApiError } from "../../connectors/skill-ap
 import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
 import { CreditCeilingError } from "../../core/errors.js";
 import { type Ceiling, releaseCredits, reserveCredits } from "./budget.js";
-import { finishCall, insertCall } from "./ledger.js";
+import { type CallRecord, finishCall, insertCall } from "./ledger.js";
 import type { LoadedPipeline } from "./load.js";
 import type { CallFailure, SkillCaller } from "./runner.js";
 import type { RunCounters } from "./runs.js";
@@ -29,6 +29,8 @@ export interface PaidContext {
   /** This pipeline's own stop flag: a 403 stops only the pipeline whose operation was refused. */
   pipelineStop: { stop: boolean };
   report: (note?: string) => void;
+  /** Reserves a call (credits and its `reserved` ledger row) in a group with others (reservations.ts). */
+  reserve?: ((record: CallRecord) => Promise<number>) | undefined;
 }
 
 /** An answer; `stored` is the gzipped `data` when the answer was streamed (see streamDownload). */
@@ -55,12 +57,15 @@ export async function paidCall(
   const record = { runId: ctx.runId, pipeline: ctx.pipeline.name, skill: call.skill, requestHash: call.hash };
   let callId: number;
   try {
-    callId = await w.db.transaction().execute(async (trx) => {
-      await reserveCredits(trx, ctx.ceilings, call.credits);
-      const id = await insertCall(trx, { ...record, credits: call.credits }, "reserved");
-      await alsoReserve?.(trx);
-      return id;
-    });
+    callId =
+      ctx.reserve && !alsoReserve
+        ? await ctx.reserve({ ...record, credits: call.credits })
+        : await w.db.transaction().execute(async (trx) => {
+            await reserveCredits(trx, ctx.ceilings, call.credits);
+            const id = await insertCall(trx, { ...record, credits: call.credits }, "reserved");
+            await alsoReserve?.(trx);
+            return id;
+          });
   } catch (err) {
     if (!(err instanceof CreditCeilingError)) throw err;
     ctx.state.stop = true;

@@ -45,7 +45,7 @@ export async function planPipelines(o: {
     const p = c.pipeline;
     const values = await resolveInput(p, { warehouse: o.warehouse, params: c.params, sheet: o.sheet });
     const factory = callFactory(p, c.params, prices, o.prepare);
-    const calls = factory.initial(values);
+    const calls = factory.all(values);
     let fromStore = 0;
     let credits = 0;
     for (const call of calls) {

@@ -4,13 +4,14 @@ import { migrateToLatest } from "../../connectors/warehouse/migrate.js";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
 import { CreditCeilingError, ValidationError } from "../../core/errors.js";
 import { durationMs } from "../../schema/pipeline.js";
+import { answerQueue } from "./answer-queue.js";
 import { type Ceiling, warehouseCeilings } from "./budget.js";
-import { type CallFactory, callFactory, type PlannedCall, type Prepare } from "./calls.js";
+import { callFactory, type PlannedCall, type Prepare } from "./calls.js";
 import { requestHash } from "./hash.js";
 import { resolveInput, type SheetReader } from "./inputs.js";
-import { finishCall, freshResponse, insertCall, isLoaded, storeResponse } from "./ledger.js";
+import { type CallRecord, finishCall, freshResponse, isLoaded, storeResponses } from "./ledger.js";
 import { type LoadedPipeline, listBuiltinPipelines, loadPipeline } from "./load.js";
-import { loadResponse } from "./load-response.js";
+import { type Answer, loadAnswers } from "./load-response.js";
 import { dropOtherRuns } from "./loader.js";
 import { type CompiledMapping, compileMapping } from "./mapping.js";
 import { paidCall } from "./paid-call.js";
@@ -18,6 +19,7 @@ import { type ParamValue, type ParamValues, resolveParams } from "./params.js";
 import { preflight } from "./preflight.js";
 import { loadPrices, type PriceTable } from "./prices.js";
 import { runReportCalls } from "./reports/index.js";
+import { reservations } from "./reservations.js";
 import {
   finishRun,
   type RunCounters,
@@ -261,8 +263,8 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     const values = await resolveInput(p, { warehouse: w, params: c.params, sheet: o.sheet });
     const factory = callFactory(p, c.params, prices, o.client.prepare.bind(o.client));
     const calls = factory.initial(values);
-    counters.callsPlanned += calls.length;
-    report(`${p.name}: ${calls.length} call(s) planned`);
+    counters.callsPlanned += calls.count;
+    report(`${p.name}: ${calls.count} call(s) planned`);
     const ceilings = p.maxCredits
       ? [
           ...base,
@@ -274,15 +276,43 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
         ]
       : base;
     if (p.report) {
-      const run = { runId, prices, counters, failures, state, report, signal: o.signal, calls, ceilings };
+      const run = {
+        runId,
+        prices,
+        counters,
+        failures,
+        state,
+        report,
+        signal: o.signal,
+        calls: [...calls],
+        ceilings,
+      };
       return runReportCalls({ ...run, ...c, warehouse: w, client: o.client });
     }
     const pipelineState = { stop: false, failed: 0 };
-    // A fixed set of workers pulls calls one at a time, so a run of 100,000 calls never holds
-    // 100,000 pending tasks: planned calls are taken in order, next pages queue behind them.
+    const reserving = reservations(w, ceilings);
     const width = Math.max(1, Math.min(concurrency, p.concurrency ?? concurrency));
+    const answers = answerQueue<Answer>({
+      write: async (group) => {
+        const r = await loadAnswers(w, c, runId, group);
+        counters.rowsWritten += r.rows;
+        counters.rowsRejected += r.rejected;
+        counters.callsDone += group.length;
+        report();
+      },
+      keep: (group) => keepPaid(p, group),
+      // Answers wait here, not calls: a slow database pauses the workers before memory grows.
+      maxPending: Math.max(8, 2 * width),
+      // Short groups: a group's rows are written in one go, and a call waiting to be reserved waits for it.
+      maxGroup: 16,
+      onError: () => {
+        pipelineState.stop = true;
+      },
+    });
+    // A fixed set of workers pulls calls one at a time, so a run of 100,000 calls never holds
+    // 100,000 pending tasks: planned calls are formed as they are taken, next pages queue behind them.
+    const planned = calls[Symbol.iterator]();
     const pages: PlannedCall[] = [];
-    let taken = 0;
     let active = 0;
     let waiting: (() => void)[] = [];
     const wake = () => {
@@ -292,7 +322,7 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     };
     const worker = async (): Promise<void> => {
       for (;;) {
-        const call = taken < calls.length ? calls[taken++] : pages.shift();
+        const call = pages.shift() ?? nextPlanned();
         if (!call) {
           // Nothing to take now, but a call in flight may still bring a next page.
           if (active === 0) return;
@@ -301,10 +331,16 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
         }
         active++;
         try {
-          const next = await execute(c, factory, call, ceilings, pipelineState);
-          if (next) {
-            counters.callsPlanned++;
-            pages.push(next);
+          const got = await execute(c, call, ceilings, reserving.reserve, pipelineState);
+          if (got) {
+            const next = factory.next(call, got.data);
+            if (next) {
+              counters.callsPlanned++;
+              pages.push(next);
+              wake();
+            }
+            // The answer loads in the background: this worker's slot is free for the next call.
+            if (got.answer) await answers.push(got.answer);
           }
         } finally {
           active--;
@@ -312,7 +348,15 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
         }
       }
     };
-    await Promise.all(Array.from({ length: width }, worker));
+    let exhausted = false;
+    function nextPlanned(): PlannedCall | undefined {
+      if (exhausted) return undefined;
+      const r = planned.next();
+      if (r.done) exhausted = true;
+      return r.done ? undefined : r.value;
+    }
+    await Promise.all(Array.from({ length: width }, worker)).finally(() => answers.drain().catch(() => {}));
+    await answers.drain();
     if (c.mapping.mode === "replace" && !state.stop && !pipelineState.stop && pipelineState.failed === 0) {
       await w.db.transaction().execute(async (trx) => {
         for (const t of [c.mapping.table, ...c.mapping.children]) await dropOtherRuns(trx, t.name, runId);
@@ -320,30 +364,57 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     }
   }
 
+  /** Paid answers of a group that could not be loaded, stored with their ledger success. */
+  async function keepPaid(p: LoadedPipeline, group: Answer[]): Promise<void> {
+    const paid = group.flatMap((a) => (a.ledger.kind === "paid" ? [{ a, ledger: a.ledger }] : []));
+    if (!paid.length) return;
+    await w.db.transaction().execute(async (trx) => {
+      await storeResponses(
+        trx,
+        paid.map(({ a, ledger }) => ({
+          hash: a.call.hash,
+          skill: p.skill,
+          request: a.call.body,
+          data: a.data,
+          traceId: ledger.traceId,
+          runId,
+          receivedAt: a.receivedAt,
+        })),
+      );
+      for (const { ledger } of paid) await finishCall(trx, ledger.callId, ledger.end);
+    });
+  }
+
+  /**
+   * One call: from the store when a fresh answer is there (free), else paid. Returns the answer to
+   * load, or undefined when there is none (stopped, refused, failed, loaded by an earlier attempt).
+   */
   async function execute(
     c: Compiled,
-    factory: CallFactory,
     call: PlannedCall,
     ceilings: Ceiling[],
+    reserve: (record: CallRecord) => Promise<number>,
     ps: { stop: boolean; failed: number },
-  ): Promise<PlannedCall | undefined> {
+  ): Promise<{ data: unknown; answer: Answer | undefined } | undefined> {
     if (state.stop || ps.stop) return undefined;
     const p = c.pipeline;
     const loaded = resumed && (await isLoaded(w, runId, p.name, call.hash));
     const stored = await freshResponse(w, call.hash, c.freshnessMs, runId);
-    const record = { runId, pipeline: p.name, skill: p.skill, requestHash: call.hash, credits: 0 };
     if (stored) {
-      if (!loaded) {
-        const r = await loadResponse(w, c, call, stored.data, stored.receivedAt, runId, async (trx) => {
-          await insertCall(trx, record, "cached");
-        });
-        counters.rowsWritten += r.rows;
-        counters.rowsRejected += r.rejected;
-      }
       counters.callsCached++;
-      counters.callsDone++;
-      report();
-      return factory.next(call, stored.data);
+      if (loaded) {
+        counters.callsDone++;
+        report();
+        // Loaded before the crash: nothing to write, but its next page still follows.
+        return { data: stored.data, answer: undefined };
+      }
+      const answer: Answer = {
+        call,
+        data: stored.data,
+        receivedAt: stored.receivedAt,
+        ledger: { kind: "cached" },
+      };
+      return { data: stored.data, answer };
     }
 
     const out = await paidCall(
@@ -358,6 +429,7 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
         state,
         pipelineStop: ps,
         report,
+        reserve,
       },
       { skill: p.skill, body: call.body, hash: call.hash, credits: call.credits },
     );
@@ -366,36 +438,24 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
       return undefined;
     }
     const { callId, result } = out;
-
-    const receivedAt = new Date().toISOString();
     const data = result.data ?? {};
-    const finish = async (trx: Parameters<Parameters<typeof loadResponse>[6]>[0]) => {
-      await storeResponse(trx, {
-        hash: call.hash,
-        skill: p.skill,
-        request: call.body,
-        data,
+    const answer: Answer = {
+      call,
+      data,
+      receivedAt: out.receivedAt,
+      ledger: {
+        kind: "paid",
+        callId,
         traceId: result.traceId,
-        runId,
-        receivedAt,
-      });
-      await finishCall(trx, callId, {
-        outcome: "succeeded",
-        httpStatus: result.status,
-        traceId: result.traceId,
-        attempts: result.attempts,
-        elapsedMs: result.elapsedMs,
-      });
+        end: {
+          outcome: "succeeded",
+          httpStatus: result.status,
+          traceId: result.traceId,
+          attempts: result.attempts,
+          elapsedMs: result.elapsedMs,
+        },
+      },
     };
-    // What was paid for is kept the moment it arrives, in a short transaction of its own: a crash
-    // or a failed load from here on costs nothing, as a resumed run loads the answer from the store.
-    // The rows and the load marker then commit together, so a page is never loaded twice.
-    await w.db.transaction().execute(finish);
-    const r = await loadResponse(w, c, call, data, receivedAt, runId, async () => {});
-    counters.rowsWritten += r.rows;
-    counters.rowsRejected += r.rejected;
-    counters.callsDone++;
-    report();
-    return factory.next(call, data);
+    return { data, answer };
   }
 }

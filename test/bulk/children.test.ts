@@ -50,7 +50,7 @@ describe.each(WAREHOUSE_KINDS)("child tables through loadResponse on %s", (kind)
       const mapping = compileMapping(pipeline.records);
       for (const t of [mapping.table, ...mapping.children]) await ensureTable(w, t);
       const c = { pipeline, params: {}, mapping };
-      return loadResponse(w, c, call(hash), data, new Date().toISOString(), "run-1", async () => {});
+      return loadResponse(w, c, call(hash), data, new Date().toISOString(), "run-1");
     }
 
     it.each([

@@ -1,0 +1,100 @@
+import type { Kysely } from "kysely";
+import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
+import type { CreditCeilingError } from "../../core/errors.js";
+import { type Ceiling, ceilingError, tryReserveCredits } from "./budget.js";
+import { type CallRecord, callRow } from "./ledger.js";
+
+interface Waiting {
+  record: CallRecord;
+  resolve(id: number): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * Reserves calls in groups: the calls that ask while one reservation transaction runs are reserved
+ * together in the next (group commit). Each call still gets its credits held against every ceiling
+ * and its `reserved` ledger row, durably, before it is sent — in one commit for the group instead
+ * of one per call. A call a ceiling would pass is refused alone (CreditCeilingError); the others of
+ * its group are reserved.
+ *
+ * @example
+ * const reserve = reservations(warehouse, ceilings);
+ * const callId = await reserve({ runId, pipeline, skill, requestHash, credits: 1 }); // then send
+ */
+export function reservations(w: Warehouse, ceilings: Ceiling[]) {
+  const queue: Waiting[] = [];
+  let running = false;
+  let idle: (() => void)[] = [];
+
+  async function pump(): Promise<void> {
+    while (queue.length) {
+      // Calls asking in the same turn of the event loop join the group.
+      await new Promise<void>((resume) => setImmediate(resume));
+      const group = queue.splice(0, 64);
+      try {
+        const out = await w.db.transaction().execute((trx) => reserveGroup(trx, ceilings, group));
+        group.forEach((g, i) => {
+          const r = out[i]!;
+          if (typeof r === "number") g.resolve(r);
+          else g.reject(r);
+        });
+      } catch (err) {
+        for (const g of group) g.reject(err);
+      }
+    }
+    running = false;
+    const list = idle;
+    idle = [];
+    for (const resume of list) resume();
+  }
+
+  return {
+    reserve: (record: CallRecord) =>
+      new Promise<number>((resolve, reject) => {
+        queue.push({ record, resolve, reject });
+        if (!running) {
+          running = true;
+          void pump();
+        }
+      }),
+    /** Resolves when no reservation waits or runs: loading can take the database without delaying a call. */
+    idle: (): Promise<void> =>
+      running ? new Promise<void>((resume) => idle.push(resume)) : Promise.resolve(),
+  };
+}
+
+/** Each call's ledger id, or the error refusing it. */
+async function reserveGroup(
+  trx: Kysely<AnyDB>,
+  ceilings: Ceiling[],
+  group: Waiting[],
+): Promise<(number | CreditCeilingError)[]> {
+  const out: (number | CreditCeilingError | undefined)[] = group.map(() => undefined);
+  const total = group.reduce((s, g) => s + g.record.credits, 0);
+  // The whole group at once when it fits (the common case: one UPDATE per ceiling); else call by call.
+  const together = group.length > 1 && (await tryReserveCredits(trx, ceilings, total)) === undefined;
+  if (!together) {
+    for (const [i, g] of group.entries()) {
+      const passed = await tryReserveCredits(trx, ceilings, g.record.credits);
+      if (passed) out[i] = ceilingError(passed, g.record.credits);
+    }
+  }
+  const granted = group.flatMap((g, i) => (out[i] === undefined ? [{ g, i }] : []));
+  if (granted.length) {
+    const at = new Date().toISOString();
+    const rows = await trx
+      .insertInto("skillsync_calls")
+      .values(granted.map(({ g }) => callRow(g.record, "reserved", at)))
+      .returning(["id", "request_hash"])
+      .execute();
+    // RETURNING's order is not promised: ids are matched by request hash (in id order for a hash twice).
+    const ids = new Map<string, number[]>();
+    for (const r of [...rows].sort((a, b) => Number(a.id) - Number(b.id))) {
+      const list = ids.get(r.request_hash as string) ?? [];
+      list.push(Number(r.id));
+      ids.set(r.request_hash as string, list);
+    }
+    for (const { g, i } of granted) out[i] = ids.get(g.record.requestHash)!.shift()!;
+  }
+  return out as (number | CreditCeilingError)[];
+}
