@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { migrateToLatest } from "../../connectors/warehouse/migrate.js";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
 import type { PlannedCall } from "../../pipelines/engine/calls.js";
-import { loadResponse } from "../../pipelines/engine/load-response.js";
+import { loadAnswers, loadResponse } from "../../pipelines/engine/load-response.js";
 import { compileMapping } from "../../pipelines/engine/mapping.js";
 import { ensureTable } from "../../pipelines/engine/tables.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
@@ -111,5 +111,50 @@ describe.each(WAREHOUSE_KINDS)("child tables through loadResponse on %s", (kind)
       const m = await rows<{ n: number }>(w, "select count(*) as n from parts");
       expect(Number(m[0]!.n)).toBe(2);
     });
+
+    it.each(["merge", "append"])(
+      "answers loaded in one group end as if loaded one by one (%s)",
+      async (mode) => {
+        const p = pipelineFrom(yaml("[pn]", mode));
+        const mapping = compileMapping(p.records);
+        for (const t of [mapping.table, ...mapping.children]) await ensureTable(w, t);
+        const c = { pipeline: p, params: {}, mapping };
+        // A and B come again in later answers: their children must be the last answer's alone.
+        const datas = [
+          { data: [{ shelf: "s", pn: "A", title: "a1", tags: ["x", "y"], people: [{ name: "Ann" }] }] },
+          { data: [{ shelf: "s", pn: "B", title: "b1", tags: ["b"], people: [] }, { pn: "A", title: "a2", tags: ["z"] }] },
+          { data: [{ shelf: "s", pn: "B", title: "b2", tags: [], people: [{ name: "Bo" }] }, { title: "no key" }] },
+        ];
+        const at = "2025-06-01T00:00:00.000Z";
+        const grouped = await loadAnswers(
+          w,
+          c,
+          "run-1",
+          datas.map((data, i) => ({ call: call(`g${i}`), data, receivedAt: at, ledger: { kind: "none" } })),
+        );
+        const snapshot = async () => ({
+          parts: await rows(w, "select pn, title from parts order by pn, title"),
+          tags: await rows(w, "select pn, position, tag from part_tags order by pn, position, tag"),
+          people: await rows(w, "select pn, name from part_people order by pn, name"),
+          rejects: await rows(w, "select request_hash, table_name from skillsync_rejects order by request_hash"),
+        });
+        const together = await snapshot();
+        for (const t of ["parts", "part_tags", "part_people", "skillsync_rejects"]) await rows(w, `delete from ${t}`);
+        const alone = { rows: 0, rejected: 0 };
+        for (const [i, data] of datas.entries()) {
+          const r = await loadResponse(w, c, call(`g${i}`), data, at, "run-1");
+          alone.rows += r.rows;
+          alone.rejected += r.rejected;
+        }
+        expect(await snapshot()).toEqual(together);
+        expect(grouped).toEqual(alone);
+        expect(together.rejects).toEqual([{ request_hash: "g2", table_name: "parts" }]);
+        const loads = await rows<{ request_hash: string }>(
+          w,
+          "select request_hash from skillsync_loads order by request_hash",
+        );
+        expect(loads.map((l) => l.request_hash)).toEqual(["g0", "g1", "g2"]);
+      },
+    );
   });
 });

@@ -1,0 +1,83 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import { migrateToLatest } from "../../connectors/warehouse/migrate.js";
+import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
+import { CreditCeilingError } from "../../core/errors.js";
+import { reservations } from "../../pipelines/engine/reservations.js";
+import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
+import { rows } from "./fixtures.js";
+
+const record = (i: number, credits: number) => ({
+  runId: "run-1",
+  pipeline: "p",
+  skill: "marketplace-search",
+  requestHash: `h${i}`,
+  credits,
+});
+
+describe.each(WAREHOUSE_KINDS)("calls reserved in groups on %s", (kind) => {
+  describe.skipIf(unavailable(kind))("", () => {
+    let w: Warehouse;
+    beforeEach(async () => {
+      w = await openWarehouse(freshWarehouseUrl(kind));
+      await migrateToLatest(w);
+      return () => w.close();
+    });
+
+    const settle = (credits: number[], limit: number) => {
+      const { reserve } = reservations(w, [{ scope: "cap", limit, label: "--max-credits" }]);
+      // Asked in the same turn: they share reservation transactions.
+      return Promise.allSettled(credits.map((c, i) => reserve(record(i, c))));
+    };
+
+    it("grants calls up to the ceiling and refuses the rest alone, each granted call with its own ledger row", async () => {
+      const out = await settle([3, 3, 1, 1, 2], 5);
+      expect(out.map((o) => o.status)).toEqual([
+        "fulfilled",
+        "rejected",
+        "fulfilled",
+        "fulfilled",
+        "rejected",
+      ]);
+      for (const o of out) if (o.status === "rejected") expect(o.reason).toBeInstanceOf(CreditCeilingError);
+      const budget = await rows<{ reserved: number }>(
+        w,
+        "select reserved from skillsync_budgets where scope = 'cap'",
+      );
+      expect(Number(budget[0]!.reserved)).toBe(5);
+      const ledger = await rows<{ id: number; request_hash: string; outcome: string; credits: number }>(
+        w,
+        "select id, request_hash, outcome, credits from skillsync_calls order by request_hash",
+      );
+      expect(ledger.map((r) => [r.request_hash, r.outcome, Number(r.credits)])).toEqual([
+        ["h0", "reserved", 3],
+        ["h2", "reserved", 1],
+        ["h3", "reserved", 1],
+      ]);
+      // Each call is told the id of its own row.
+      const ids = Object.fromEntries(ledger.map((r) => [r.request_hash, Number(r.id)]));
+      expect(out.flatMap((o) => (o.status === "fulfilled" ? [Number(o.value)] : []))).toEqual([
+        ids["h0"],
+        ids["h2"],
+        ids["h3"],
+      ]);
+    });
+
+    it("reserves a whole group that fits, and nothing past the ceiling over many groups", async () => {
+      const first = await settle(
+        Array.from({ length: 40 }, () => 1),
+        25,
+      );
+      expect(first.filter((o) => o.status === "fulfilled")).toHaveLength(25);
+      const budget = await rows<{ reserved: number }>(
+        w,
+        "select reserved from skillsync_budgets where scope = 'cap'",
+      );
+      expect(Number(budget[0]!.reserved)).toBe(25);
+      const n = await rows<{ n: number }>(
+        w,
+        "select count(*) as n from skillsync_calls where outcome = 'reserved'",
+      );
+      expect(Number(n[0]!.n)).toBe(25);
+    });
+  });
+});
