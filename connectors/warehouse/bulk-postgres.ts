@@ -5,6 +5,7 @@ import { from as copyFrom } from "pg-copy-streams";
 import type { WarehouseAdapter } from "./adapter.js";
 import { type BulkRow, type BulkWriter, ident, updatable } from "./bulk.js";
 import { type CopyEncoder, copyEncoder } from "./copy-csv.js";
+import { SMALL_BATCH_VALUES, smallBatchInsert } from "./pg-values.js";
 import type { ColumnDef, TableDef } from "./types.js";
 
 /** The staging table's arrival order: the last row of a key wins. */
@@ -34,21 +35,39 @@ async function copyInto(
 // them at each commit), so a batch costs no DDL and no catalog churn. Per client: shape → name.
 const staged = new WeakMap<pg.ClientBase, { shapes: Map<string, string>; made: number }>();
 
+/**
+ * The writer's way to its transaction's client: statements through `query` (it may carry the
+ * transaction's owed BEGIN along), anything else on `client` once `ready()` has sent BEGIN.
+ */
+export interface PgSession {
+  readonly client: pg.ClientBase;
+  query(text: string, values?: readonly unknown[]): Promise<pg.QueryResult>;
+  ready(): Promise<void>;
+}
+
 /** A bulk writer that can be told its transaction rolled back (staging tables made in it are gone). */
 export interface PgBulkWriter extends BulkWriter {
   rolledBack(): void;
 }
 
 /**
- * Postgres's bulk writer, bound to one client inside one transaction. Inserts `COPY` straight
- * into the table. Upserts `COPY` into a temporary staging table of the target's own column types
- * and merge in ONE statement: `DISTINCT ON` the key, newest arrival first, so a key twice in a
- * batch never makes `ON CONFLICT DO UPDATE` touch a row twice.
+ * Postgres's bulk writer, bound to one client inside one transaction. A small batch (at most
+ * `smallBatchValues` values, rows × columns) is one multi-row `INSERT … VALUES` (pg-values.ts):
+ * a marketplace page of ~20 rows costs one round trip instead of three. Larger ones: inserts
+ * `COPY` straight into the table; upserts `COPY` into a temporary staging table of the target's
+ * own column types and merge in ONE statement: `DISTINCT ON` the key, newest arrival first, so a
+ * key twice in a batch never makes `ON CONFLICT DO UPDATE` touch a row twice.
  *
  * @example
  * await w.transaction(async (tx) => tx.bulk.write(def, rows, "upsert"));
  */
-export function postgresBulkWriter(client: pg.ClientBase, adapter: WarehouseAdapter): PgBulkWriter {
+export function postgresBulkWriter(
+  session: PgSession,
+  adapter: WarehouseAdapter,
+  options: { smallBatchValues?: number } = {},
+): PgBulkWriter {
+  const smallBatchValues = options.smallBatchValues ?? SMALL_BATCH_VALUES;
+  const client = session.client;
   let stages = staged.get(client);
   if (!stages) {
     stages = { shapes: new Map(), made: 0 };
@@ -83,6 +102,12 @@ export function postgresBulkWriter(client: pg.ClientBase, adapter: WarehouseAdap
   return {
     async write(def, rows, how) {
       if (!rows.length) return 0;
+      if (rows.length * def.columns.length <= smallBatchValues) {
+        const q = smallBatchInsert(def, rows, how);
+        const r = await session.query(q.text, q.values);
+        return how === "insert" ? rows.length : (r.rowCount ?? 0);
+      }
+      await session.ready();
       if (how === "insert") {
         await copyInto(client, def.name, def.columns, rows, false);
         return rows.length;
@@ -108,7 +133,7 @@ export function postgresBulkWriter(client: pg.ClientBase, adapter: WarehouseAdap
         key.length === 1
           ? `${ident(key[0]!)} = any(${casts[0]})`
           : `(${key.map(ident).join(", ")}) in (select * from unnest(${casts.join(", ")}))`;
-      await client.query(`delete from ${ident(def.name)} where ${where}`, arrays);
+      await session.query(`delete from ${ident(def.name)} where ${where}`, arrays);
     },
     rolledBack() {
       for (const shape of createdNow) known.delete(shape);

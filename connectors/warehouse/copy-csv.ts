@@ -22,15 +22,35 @@ const asText = (v: unknown): string =>
         ? JSON.stringify(v)
         : String(v);
 
-const ENCODERS: Record<ColumnType, Encode> = {
-  text: (v) => quote(asText(v)),
+/**
+ * The text Postgres's input function reads for a non-null value of each column type. COPY and
+ * the bound parameters of the small-batch INSERT both send exactly this (pg's own conversion
+ * would differ: Dates in local time, arrays as Postgres arrays), so both paths store the same.
+ */
+export const PG_TEXT: Readonly<Record<ColumnType, Encode>> = {
+  text: asText,
   integer: (v) => String(v),
   number: (v) => String(v),
   boolean: (v) => (v === true || v === 1 || v === "1" || v === "true" || v === "t" ? "t" : "f"),
-  date: (v) => quote(asText(v)),
-  timestamp: (v) => quote(asText(v)),
+  date: asText,
+  timestamp: asText,
   // jsonb reads JSON text; a JSON string value is JSON text too ("\"a\""), never raw text.
-  json: (v) => quote(JSON.stringify(v)),
+  json: (v) => JSON.stringify(v),
+};
+
+const quoted =
+  (encode: Encode): Encode =>
+  (v) =>
+    quote(encode(v));
+
+const ENCODERS: Record<ColumnType, Encode> = {
+  text: quoted(PG_TEXT.text),
+  integer: PG_TEXT.integer,
+  number: PG_TEXT.number,
+  boolean: PG_TEXT.boolean,
+  date: quoted(PG_TEXT.date),
+  timestamp: quoted(PG_TEXT.timestamp),
+  json: quoted(PG_TEXT.json),
 };
 
 /** Encodes rows for COPY, one line each; a leading column (the staging sequence) is optional. */
