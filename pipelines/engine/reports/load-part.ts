@@ -68,12 +68,14 @@ export async function loadPart(p: PartToLoad): Promise<PartLoaded> {
     if (!job || job.partsLoaded.includes(p.part)) return true;
     const write = async (b: CsvBatch) => {
       if (!table) return;
-      const input = b.rows.map((r, i) => ({
-        ...table.clean(r),
-        __report_id: p.reportId,
-        __report_part: p.part + 1,
-        __report_row: b.rowNumbers[i],
-      }));
+      // In place: the batch's records are not read again, and a copy per row is what fills V8's old space.
+      const input = b.rows.map((r, i) => {
+        const rec = table.clean(r);
+        rec["__report_id"] = p.reportId;
+        rec["__report_part"] = p.part + 1;
+        rec["__report_row"] = b.rowNumbers[i];
+        return rec;
+      });
       const n = table.mapping.normalise(input, p.context);
       rows += await writeRows(tx, table.def, n.rows.get(table.def.name) ?? [], table.mapping.mode);
       const rejects = [
