@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type { Kysely } from "kysely";
 import type { AnyDB } from "../../../connectors/warehouse/open.js";
 import { requestHash } from "../hash.js";
@@ -21,16 +22,22 @@ export function reportCall(ctx: JobContext, skill: string, body: Record<string, 
   };
 }
 
-/** Completes a successful paid call inside the caller's transaction: ledger success, stored response. */
+/**
+ * Completes a successful paid call inside the caller's transaction: ledger success, stored
+ * response. A streamed download's gzipped `data` is in the `spool` file; it is read only here,
+ * synchronously, so the buffer of a whole compressed part lives for this statement alone: kept
+ * longer, it was promoted and stayed in memory as garbage until V8's next full collection.
+ */
 export async function finishPaid(
   trx: Kysely<AnyDB>,
   ctx: JobContext,
   call: ReportCall,
   done: { callId: number; result: Sent; receivedAt: string },
   store: boolean,
+  spool?: string,
 ): Promise<void> {
-  if (store && done.result.stored) {
-    await storeCompressed(trx, call, done.result.stored, ctx.runId, done.result.traceId, done.receivedAt);
+  if (store && spool !== undefined) {
+    await storeCompressed(trx, call, readFileSync(spool), ctx.runId, done.result.traceId, done.receivedAt);
   } else if (store) {
     await storeResponse(trx, {
       hash: call.hash,
