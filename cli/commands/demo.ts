@@ -1,6 +1,5 @@
 import type { Command } from "commander";
 import { SkillClient } from "../../connectors/skill-api/client.js";
-import { DEMO_KEY, startEmulator } from "../../emulator/index.js";
 import { loadPipeline } from "../../pipelines/engine/load.js";
 import { runPipelines } from "../../pipelines/engine/runner.js";
 import { dbOption, withWarehouse } from "../context.js";
@@ -22,6 +21,8 @@ export const DEMO_QUERIES = [
  * few keywords and the chain patent search → bibliography → legal status into ./skillsync.db.
  */
 async function demo(flags: { db?: string; json?: boolean }): Promise<void> {
+  // Loaded here: every other command would otherwise pay for the emulator's modules at start.
+  const { DEMO_KEY, startEmulator } = await import("../../emulator/index.js");
   const emulator = await startEmulator({ port: 0, host: "127.0.0.1" });
   const client = new SkillClient({ baseUrl: emulator.url, apiKey: DEMO_KEY });
   const reporter = makeReporter("auto");

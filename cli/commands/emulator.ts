@@ -6,8 +6,7 @@ import {
   DEFAULT_EMULATOR_PORT,
   DEMO_KEY,
   type EmulatorOptions,
-  startEmulator,
-} from "../../emulator/index.js";
+} from "../../emulator/options.js";
 import { printLine } from "../output.js";
 
 export interface EmulatorFlags {
@@ -106,6 +105,8 @@ export async function runEmulatorCommand(flags: EmulatorFlags): Promise<void> {
   const options = emulatorOptionsFromFlags(flags);
   const custom = flags.key && flags.key.length > 0;
   if (custom) for (const key of flags.key ?? []) registerSecret(key);
+  // Loaded here: every other command would otherwise pay for the emulator's modules at start.
+  const { startEmulator } = await import("../../emulator/server.js");
   const emu = await startEmulator(options);
   printLine(`Skill API emulator listening on ${emu.url}`);
   printLine(`  base URL: ${emu.url}`);

@@ -5,7 +5,6 @@ import { SheetsConnector } from "../../connectors/sheets/connector.js";
 import { openWarehouse } from "../../connectors/warehouse/open.js";
 import { ValidationError } from "../../core/errors.js";
 import { type LoadedPipeline, listBuiltinPipelines, loadPipeline } from "../../pipelines/engine/load.js";
-import { checkSecret, startServer } from "../../server/index.js";
 import { dbOption, makeClient, numberFlag } from "../context.js";
 import { printLine } from "../output.js";
 
@@ -46,6 +45,8 @@ export function servedPipelines(dir?: string): LoadedPipeline[] {
 
 /** Runs the server until SIGINT/SIGTERM; running runs are interrupted (resumable) on the way out. */
 export async function serveCommand(flags: ServeFlags): Promise<void> {
+  // Loaded here: every other command would otherwise pay for the server's modules at start.
+  const { checkSecret, startServer } = await import("../../server/index.js");
   // Configuration is checked before anything is opened: no secret, no server (exit 2).
   const secret = checkSecret(process.env["SKILLSYNC_SERVER_SECRET"]);
   const port = numberFlag("--port", flags.port, { integer: true, min: 0 })!;
