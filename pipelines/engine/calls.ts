@@ -106,44 +106,60 @@ export function callFactory(
   const withPage = (body: Record<string, unknown>) =>
     pg ? { ...body, [pg.member]: pg.style === "offset" ? String(start) : start } : body;
 
-  /** The first calls' makers, one per call: nothing is rendered or validated until one is called. */
-  const makers = (values: string[] | undefined): (() => PlannedCall)[] => {
-    if (values === undefined)
-      return [() => make(withPage(renderRequest(p.request, params)), undefined, 1, 0, 0)];
-    const name = p.input!.name;
-    if (p.batch) {
-      const batch = p.batch;
-      return packBatches(values, batch.size, batch.maxChars).map(
-        (group) => () =>
-          make(
-            withPage({
-              ...renderRequest(p.request, { ...params, [name]: group.join(",") }),
-              [batch.member]: group.join(","),
-            }),
-            undefined,
-            group.length,
-            0,
-            0,
-          ),
-      );
+  /** The first calls, rendered one at a time on demand: nothing is held per value but the value itself. */
+  const firsts = (
+    values: string[] | undefined,
+  ): {
+    count: number;
+    at(i: number): { body: Record<string, unknown>; input: string | undefined; items: number };
+  } => {
+    if (values === undefined) {
+      return {
+        count: 1,
+        at: () => ({ body: withPage(renderRequest(p.request, params)), input: undefined, items: 1 }),
+      };
     }
-    return values.map(
-      (v) => () => make(withPage(renderRequest(p.request, { ...params, [name]: v })), v, 1, 0, 0),
-    );
+    const name = p.input!.name;
+    const batch = p.batch;
+    if (batch) {
+      const groups = packBatches(values, batch.size, batch.maxChars);
+      return {
+        count: groups.length,
+        at: (i) => {
+          const joined = groups[i]!.join(",");
+          return {
+            body: withPage({
+              ...renderRequest(p.request, { ...params, [name]: joined }),
+              [batch.member]: joined,
+            }),
+            input: undefined,
+            items: groups[i]!.length,
+          };
+        },
+      };
+    }
+    return {
+      count: values.length,
+      at: (i) => ({
+        body: withPage(renderRequest(p.request, { ...params, [name]: values[i]! })),
+        input: values[i],
+        items: 1,
+      }),
+    };
   };
 
-  /** Every value's request validated; the calls themselves are dropped (they are made again when taken). */
-  const check = (values: string[] | undefined, list: (() => PlannedCall)[]): void => {
+  /** Every first request validated (as the client's `prepare` will), nothing kept. */
+  const check = (values: string[] | undefined, list: ReturnType<typeof firsts>): void => {
     const issues: { value: string; error: ValidationError }[] = [];
-    list.forEach((m, i) => {
+    for (let i = 0; i < list.count; i++) {
       try {
-        m();
+        prepare(p.skill, list.at(i).body);
       } catch (err) {
         if (err instanceof ValidationError && values && !p.batch)
           issues.push({ value: values[i]!, error: err });
         else throw err;
       }
-    });
+    }
     if (!issues.length) return;
     const name = p.input!.name;
     throw new ValidationError(
@@ -159,22 +175,27 @@ export function callFactory(
     );
   };
 
+  const first = (list: ReturnType<typeof firsts>, i: number): PlannedCall => {
+    const f = list.at(i);
+    return make(f.body, f.input, f.items, 0, 0);
+  };
+
   return {
     maxPages,
     initial(values) {
-      const list = makers(values);
+      const list = firsts(values);
       check(values, list);
       return {
-        count: list.length,
+        count: list.count,
         *[Symbol.iterator]() {
-          for (const m of list) yield m();
+          for (let i = 0; i < list.count; i++) yield first(list, i);
         },
       };
     },
     all(values) {
-      const list = makers(values);
+      const list = firsts(values);
       check(values, list);
-      return list.map((m) => m());
+      return Array.from({ length: list.count }, (_, i) => first(list, i));
     },
     next(call, data) {
       if (!pg || call.pageIndex + 1 >= maxPages) return undefined;
