@@ -1,8 +1,9 @@
 /**
- * Figure 1: rows/s of skillsync's real load path (`loadResponse`: compiled mapping → typed rows →
- * bulk writer, child tables, rejects and the load marker in one transaction per response) against
- * the raw driver doing the same upserts (raw.ts). Each run loads the responses twice into fresh
- * tables: once as inserts, once more as updates of the same keys (merge replaces children).
+ * Figure 1: rows/s of skillsync's real load path (`loadAnswers`, as the runner calls it: compiled
+ * mapping → typed rows → bulk writer, child tables, rejects and a load marker per response, in one
+ * transaction per group of `group` responses) against the raw driver doing the same upserts in the
+ * same transactions (raw.ts). Each run loads the responses twice into fresh tables: once as
+ * inserts, once more as updates of the same keys (merge replaces children).
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -13,7 +14,7 @@ import { migrateToLatest } from "../connectors/warehouse/migrate.js";
 import { openWarehouse, type Warehouse } from "../connectors/warehouse/open.js";
 import type { PlannedCall } from "../pipelines/engine/calls.js";
 import { type LoadedPipeline, loadPipeline } from "../pipelines/engine/load.js";
-import { loadResponse } from "../pipelines/engine/load-response.js";
+import { loadAnswers } from "../pipelines/engine/load-response.js";
 import { compileMapping } from "../pipelines/engine/mapping.js";
 import { ensureTable } from "../pipelines/engine/tables.js";
 import type { BenchResponse } from "./datasets.js";
@@ -26,6 +27,8 @@ export interface LoadFigure {
   /** Rows written per run (both passes, parents and children). */
   rows: number;
   responses: number;
+  /** Responses per transaction (the runner groups the answers that wait; 1 when they come slowly). */
+  group: number;
   skillsyncRowsPerSecond: number;
   rawRowsPerSecond: number;
   ratio: number;
@@ -82,21 +85,35 @@ async function prepared(s: Scratch, p: LoadedPipeline): Promise<Warehouse> {
   return w;
 }
 
+/** Consecutive slices of `size` items. */
+function groups<T>(list: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
+  return out;
+}
+
 /** One run of skillsync's path; returns [rows, seconds]. */
-async function skillsyncRun(pgUrl: string | undefined, p: LoadedPipeline, responses: BenchResponse[]) {
+async function skillsyncRun(
+  pgUrl: string | undefined,
+  p: LoadedPipeline,
+  responses: BenchResponse[],
+  group: number,
+) {
   const s = scratch(pgUrl);
   const w = await prepared(s, p);
   let rows = 0;
   try {
+    const answers = responses.map((r, i) => ({
+      call: plannedCall(p, r, i),
+      data: r.data,
+      receivedAt: OBSERVED_AT,
+      ledger: { kind: "none" as const },
+    }));
     const time = await seconds(async () => {
       // Compiled once per run, as the runner does.
       const c = { pipeline: p, params: {}, mapping: compileMapping(p.records) };
       for (let pass = 0; pass < 2; pass++) {
-        for (let i = 0; i < responses.length; i++) {
-          const r = responses[i]!;
-          const out = await loadResponse(w, c, plannedCall(p, r, i), r.data, OBSERVED_AT, "bench-run");
-          rows += out.rows;
-        }
+        for (const g of groups(answers, group)) rows += (await loadAnswers(w, c, "bench-run", g)).rows;
       }
     });
     return [rows, time] as const;
@@ -128,7 +145,7 @@ function rawBatches(p: LoadedPipeline, responses: BenchResponse[]): RawBatch[] {
   });
 }
 
-async function rawRun(pgUrl: string | undefined, p: LoadedPipeline, batches: RawBatch[]) {
+async function rawRun(pgUrl: string | undefined, p: LoadedPipeline, batches: RawBatch[], group: number) {
   const s = scratch(pgUrl);
   await (await prepared(s, p)).close();
   const loader = s.path
@@ -138,9 +155,9 @@ async function rawRun(pgUrl: string | undefined, p: LoadedPipeline, batches: Raw
   try {
     const time = await seconds(async () => {
       for (let pass = 0; pass < 2; pass++) {
-        for (const b of batches) {
-          await loader.load(b);
-          for (const t of b.tables) rows += t.rows.length;
+        for (const g of groups(batches, group)) {
+          await loader.load(g);
+          for (const t of g.flatMap((b) => b.tables)) rows += t.rows.length;
         }
       }
     });
@@ -162,6 +179,7 @@ export async function loadFigure(
   shape: string,
   responses: BenchResponse[],
   runs: number,
+  group: number,
 ): Promise<LoadFigure> {
   const p = loadPipeline(pipelineName);
   const batches = rawBatches(p, responses);
@@ -169,11 +187,11 @@ export async function loadFigure(
   const raw: number[] = [];
   let rows = 0;
   // One untimed round first: JIT, page cache, Postgres catalog caches.
-  await skillsyncRun(pgUrl, p, responses.slice(0, 5));
-  await rawRun(pgUrl, p, batches.slice(0, 5));
+  await skillsyncRun(pgUrl, p, responses.slice(0, 5), group);
+  await rawRun(pgUrl, p, batches.slice(0, 5), group);
   for (let i = 0; i < runs; i++) {
-    const [n, t] = await skillsyncRun(pgUrl, p, responses);
-    const [m, u] = await rawRun(pgUrl, p, batches);
+    const [n, t] = await skillsyncRun(pgUrl, p, responses, group);
+    const [m, u] = await rawRun(pgUrl, p, batches, group);
     if (n !== m) throw new Error(`skillsync wrote ${n} rows, the raw driver ${m}: not the same work`);
     rows = n;
     ours.push(n / t);
@@ -186,6 +204,7 @@ export async function loadFigure(
     shape,
     rows,
     responses: responses.length,
+    group,
     skillsyncRowsPerSecond,
     rawRowsPerSecond,
     ratio: skillsyncRowsPerSecond / rawRowsPerSecond,

@@ -2,8 +2,8 @@
  * The references for load throughput: the raw drivers doing the same upserts as skillsync, with
  * no library in between. They get rows already typed (the mapping's output, made before timing),
  * so they measure the database and driver alone; skillsync's figure includes normalising.
- * - SQLite: better-sqlite3 prepared statements, one transaction per response.
- * - Postgres: one transaction per response; per table COPY into a temporary staging table (made
+ * - SQLite: better-sqlite3 prepared statements, one transaction per group of responses.
+ * - Postgres: one transaction per group of responses; per response and table COPY into a temporary staging table (made
  *   once per connection, emptied at commit), then one INSERT … SELECT … ON CONFLICT DO UPDATE
  *   (children: delete the parents' rows first).
  */
@@ -40,8 +40,8 @@ export function rawSqliteLoader(path: string) {
     }
     return s;
   };
-  const load = db.transaction((batch: RawBatch) => {
-    for (const { def, rows, deleteByParentKey } of batch.tables) {
+  const load = db.transaction((group: RawBatch[]) => {
+    for (const { def, rows, deleteByParentKey } of group.flatMap((b) => b.tables)) {
       const cols = def.columns;
       if (deleteByParentKey) {
         const del = stmt(
@@ -74,7 +74,7 @@ export function rawSqliteLoader(path: string) {
     }
   });
   return {
-    load: async (batch: RawBatch) => load(batch),
+    load: async (group: RawBatch[]) => load(group),
     close: async () => db.close(),
   };
 }
@@ -107,9 +107,9 @@ export async function rawPostgresLoader(connectionString: string, schema: string
   // Staging tables made once per connection and emptied at each commit: the cheapest raw COPY path.
   const staging = new Map<string, string>();
   return {
-    async load(batch: RawBatch) {
+    async load(group: RawBatch[]) {
       await client.query("begin");
-      for (const { def, rows, deleteByParentKey } of batch.tables) {
+      for (const { def, rows, deleteByParentKey } of group.flatMap((b) => b.tables)) {
         if (deleteByParentKey && deleteByParentKey.length !== 1)
           throw new Error("one-column parent keys only");
         if (deleteByParentKey?.length === 1) {

@@ -6,7 +6,7 @@
  *   npm run bench -- [--json] [--pg URL] [--only load,saturation,overhead,memory]
  *                    [--runs 5] [--calls 20000] [--report-rows 1000000] [--latency 200]
  *                    [--concurrency 1,4,16,32] [--rounds 20] [--overhead-calls 2000]
- *                    [--market-pages 400] [--patent-batches 20]
+ *                    [--market-pages 400] [--patent-batches 20] [--group 1,16]
  *   npm run bench -- --print result.json     (the table of a saved --json result)
  *
  * Postgres figures need a server: --pg URL, or SKILLSYNC_TEST_POSTGRES_URL / DATABASE_URL.
@@ -55,6 +55,8 @@ const settings = {
   overheadCalls: num("overhead-calls", 2000),
   marketPages: num("market-pages", 400),
   patentBatches: num("patent-batches", 20),
+  // Responses per transaction: 1 when answers come one at a time, 16 the runner's largest group.
+  groups: opt("group", "1,16").split(",").map(Number),
 };
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
@@ -93,8 +95,12 @@ if (only.has("load")) {
   ] as const;
   for (const db of databases) {
     for (const [pipeline, shape, responses] of shapes) {
-      log(`   ${db ? "postgres" : "sqlite"} ${shape}: ${runs} runs each, skillsync and raw alternating`);
-      load.push(await loadFigure(db, pipeline, shape, [...responses], runs));
+      for (const group of settings.groups) {
+        log(
+          `   ${db ? "postgres" : "sqlite"} ${shape}, ${group} per transaction: ${runs} runs, skillsync and raw alternating`,
+        );
+        load.push(await loadFigure(db, pipeline, shape, [...responses], runs, group));
+      }
     }
   }
 }

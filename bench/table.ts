@@ -24,11 +24,11 @@ export function table(r: BenchResult): string {
     "",
   );
   if (r.load.length) {
-    lines.push("1. Load throughput, rows/s (target ≥ 0.8 of raw)");
+    lines.push("1. Load throughput, rows/s (target ≥ 0.8 of raw); g = responses per transaction");
     row("", "skillsync", "raw driver", "ratio");
     for (const f of r.load) {
       row(
-        `${f.database} ${f.shape} (${grouped(f.rows)} rows)`,
+        `${f.database} ${f.shape}, g = ${f.group ?? 1} (${grouped(f.rows)} rows)`,
         grouped(f.skillsyncRowsPerSecond),
         grouped(f.rawRowsPerSecond),
         round(f.ratio),

@@ -73,16 +73,21 @@ export async function loadAnswers(
   const merged = mergeNormalised(mapping, each);
   // Columns the data brings are added before the transaction: DDL racing inside one would abort it.
   const tables = mapping.infer ? await mapping.infer.apply(w, merged) : mapping;
-  const counts = each.map((n) => countRows(n, [tables.table, ...tables.children], mapping.mode));
+  let counts: number[] = [];
   await w.transaction(async (tx) => {
     await ledgerOf(tx.db, pipeline, runId, answers);
     const parents = merged.rows.get(mapping.table.name) ?? [];
-    await writeRows(tx, tables.table, parents, mapping.mode);
+    let written = await writeRows(tx, tables.table, parents, mapping.mode);
     for (const child of tables.children) {
       const rows = merged.rows.get(child.name) ?? [];
       if (mapping.mode === "merge") await deleteChildren(tx, child, tables.table.key, parents);
-      await writeRows(tx, child, rows, mapping.mode);
+      written += await writeRows(tx, child, rows, mapping.mode);
     }
+    // One answer: what was written is its count. Several: each as its own load would have written.
+    counts =
+      answers.length === 1
+        ? [written]
+        : each.map((n) => countRows(n, [tables.table, ...tables.children], mapping.mode));
     await insertRejects(
       tx.db,
       runId,
