@@ -18,6 +18,8 @@ export function answerQueue<T>(o: {
   maxPending: number;
   maxGroup: number;
   onError: (err: unknown) => void;
+  /** Resolves when no call waits to be sent (reservations.ts `idle`). */
+  yieldTo?: () => Promise<void>;
 }) {
   const pending: T[] = [];
   let running: Promise<void> | undefined;
@@ -35,6 +37,8 @@ export function answerQueue<T>(o: {
       // Answers that arrived in the same turn of the event loop join the group (the writes are
       // synchronous in SQLite: without this pause every group would hold one answer).
       await new Promise<void>((resume) => setImmediate(resume));
+      // Calls go out first: a reservation waiting behind a group's rows would add to every call's time.
+      if (o.yieldTo && pending.length < o.maxPending) await o.yieldTo();
       const group = pending.splice(0, o.maxGroup);
       wake();
       try {

@@ -308,6 +308,7 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
       onError: () => {
         pipelineState.stop = true;
       },
+      yieldTo: reserving.idle,
     });
     // A fixed set of workers pulls calls one at a time, so a run of 100,000 calls never holds
     // 100,000 pending tasks: planned calls are formed as they are taken, next pages queue behind them.
