@@ -3,9 +3,12 @@
  * fixed latency L to every answer; a run of C × rounds calls at concurrency C should then take
  * rounds × L, i.e. reach C / L calls per second. Timed from the first call sent to the last
  * call's rows committed (the run's own set-up — migrations check, run row — is reported apart).
+ * Beside it, the bare HTTP client's own rate at the same C and L (same run): what this machine and
+ * the emulator allow at all, so a shortfall can be told apart from the runner's.
  */
 import type { SkillCaller } from "../pipelines/engine/runner.js";
 import { startEmulatorProcess } from "./emulator-process.js";
+import { bareCalls } from "./overhead.js";
 import { median } from "./stats.js";
 import { marketplaceRun, workspace } from "./workload.js";
 
@@ -17,6 +20,8 @@ export interface SaturationFigure {
   /** C / L: the reference. */
   idealCallsPerSecond: number;
   ratio: number;
+  /** The bare HTTP client at the same C and L, calls/s (median of the same number of runs). */
+  bareCallsPerSecond?: number;
   /** Median time from runPipelines() to the first call sent. */
   setupMs: number;
   runs: number;
@@ -34,6 +39,7 @@ export async function saturation(o: {
   try {
     for (const c of o.concurrencies) {
       const rates: number[] = [];
+      const bare: number[] = [];
       const setups: number[] = [];
       const n = c * o.rounds;
       for (let r = 0; r < o.runs; r++) {
@@ -63,6 +69,7 @@ export async function saturation(o: {
           }
           rates.push(n / ((last - first) / 1000));
           setups.push(first - started);
+          bare.push((await bareCalls(emu.url, n, c)).callsPerSecond);
         } finally {
           await ws.close();
         }
@@ -76,6 +83,7 @@ export async function saturation(o: {
         callsPerSecond,
         idealCallsPerSecond,
         ratio: callsPerSecond / idealCallsPerSecond,
+        bareCallsPerSecond: median(bare),
         setupMs: median(setups),
         runs: o.runs,
       });

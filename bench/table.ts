@@ -38,13 +38,14 @@ export function table(r: BenchResult): string {
   }
   if (r.saturation.length) {
     lines.push(`2. Runner saturation, calls/s with L = ${r.settings.latencyMs} ms (target ≥ 0.95 of C/L)`);
-    row("", "calls/s", "C/L", "ratio");
+    row("", "calls/s", "C/L", "ratio", "bare ratio");
     for (const f of r.saturation)
       row(
         `C = ${f.concurrency} (${f.calls} calls)`,
         round(f.callsPerSecond, 1),
         f.idealCallsPerSecond,
         round(f.ratio),
+        f.bareCallsPerSecond === undefined ? "–" : round(f.bareCallsPerSecond / f.idealCallsPerSecond),
       );
     lines.push("");
   }
