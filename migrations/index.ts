@@ -3,6 +3,7 @@ import type { WarehouseAdapter } from "../connectors/warehouse/adapter.js";
 import { toolkitTables } from "./001_toolkit.js";
 import { reportJobs } from "./002_report_jobs.js";
 import { scheduleTables } from "./003_schedules.js";
+import { responseChunks } from "./004_response_chunks.js";
 
 /**
  * The numbered migrations, in order. Names never change once released; new ones are appended.
@@ -13,5 +14,6 @@ export function allMigrations(adapter: WarehouseAdapter): Record<string, Migrati
     "001_toolkit": toolkitTables(adapter),
     "002_report_jobs": reportJobs(adapter),
     "003_schedules": scheduleTables(adapter),
+    "004_response_chunks": responseChunks(adapter),
   };
 }

@@ -1,0 +1,37 @@
+import { type Kysely, type Migration, sql } from "kysely";
+import type { WarehouseAdapter } from "../connectors/warehouse/adapter.js";
+import type { AnyDB } from "../connectors/warehouse/open.js";
+
+/**
+ * Stored responses kept in pieces: a report part's gzipped body is written to
+ * `skillsync_response_chunks` a piece at a time, and its `skillsync_responses` row gets an empty
+ * body and the number of pieces in `chunks` (0: the body is in the row, as before). One blob of a
+ * whole part was the peak of a large download: the driver copies a parameter it binds.
+ */
+export function responseChunks(adapter: WarehouseAdapter): Migration {
+  const blob = sql.raw(adapter.dialect === "postgres" ? "bytea" : "blob");
+  return {
+    async up(db: Kysely<AnyDB>) {
+      await db.schema
+        .createTable("skillsync_response_chunks")
+        .ifNotExists()
+        .addColumn("request_hash", "text", (c) => c.notNull())
+        .addColumn("seq", "integer", (c) => c.notNull())
+        .addColumn("body", blob, (c) => c.notNull())
+        .addPrimaryKeyConstraint("skillsync_response_chunks_pk", ["request_hash", "seq"])
+        .execute();
+      // SQLite has no `add column if not exists`, and its DDL is not transactional here: a
+      // half-applied run may already have added the column.
+      if (adapter.dialect === "postgres") {
+        await sql`alter table skillsync_responses add column if not exists chunks integer not null default 0`.execute(
+          db,
+        );
+      } else {
+        const cols = await sql<{ name: string }>`pragma table_info(skillsync_responses)`.execute(db);
+        if (!cols.rows.some((c) => c.name === "chunks")) {
+          await sql`alter table skillsync_responses add column chunks integer not null default 0`.execute(db);
+        }
+      }
+    },
+  };
+}
