@@ -2,6 +2,7 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import type { Kysely } from "kysely";
 import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
 import { redact } from "../../core/redact.js";
+import { wholeBody } from "./reports/chunks.js";
 
 export type CallOutcome = "reserved" | "succeeded" | "failed" | "ambiguous" | "cached" | "interrupted";
 
@@ -107,7 +108,9 @@ export async function freshResponse(
   const receivedAt = new Date(row.received_at as string).toISOString();
   const sameRun = runId !== undefined && row.run_id === runId;
   if (!sameRun && (freshnessMs <= 0 || Date.now() - Date.parse(receivedAt) > freshnessMs)) return undefined;
-  const data = JSON.parse(gunzipSync(row.body as Buffer).toString("utf8")) as Record<string, unknown>;
+  // An empty body is kept in pieces (a report part, see reports/chunks.ts).
+  const body = (row.body as Buffer).length > 0 ? (row.body as Buffer) : await wholeBody(w.db, hash);
+  const data = JSON.parse(gunzipSync(body ?? Buffer.alloc(0)).toString("utf8")) as Record<string, unknown>;
   return { data, receivedAt, traceId: (row.trace_id as string | null) ?? null };
 }
 

@@ -6,6 +6,7 @@ import { parse } from "csv-parse/sync";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TransportError } from "../../connectors/skill-api/errors.js";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
+import { wholeBody } from "../../pipelines/engine/reports/chunks.js";
 import { updateJob } from "../../pipelines/engine/reports/jobs.js";
 import { streamDownload } from "../../pipelines/engine/reports/stream-download.js";
 import { emulatorWithClient } from "../helpers/emulator.js";
@@ -17,19 +18,24 @@ const TABLE = "ads_sp_search_impression_share";
 // Large enough that the part crosses many gzip, file and CSV chunks on its way through the spool.
 const ROWS = 30_000;
 
-/** The stored downloads: their request, and their `data` gunzipped. */
+/** The stored downloads: their request, and their `data` gunzipped (joined from its pieces). */
 async function storedDownloads(w: Warehouse) {
-  const stored = await rows<{ request: unknown; body: Uint8Array }>(
+  const stored = await rows<{ request_hash: string; request: unknown }>(
     w,
-    `select request, body from skillsync_responses where skill = '${DOWNLOAD}'`,
+    `select request_hash, request from skillsync_responses where skill = '${DOWNLOAD}'`,
   );
-  return stored.map((r) => ({
-    request: (typeof r.request === "string" ? JSON.parse(r.request) : r.request) as {
-      connectionId: number;
-      documentToken: string;
-    },
-    data: JSON.parse(gunzipSync(Buffer.from(r.body)).toString("utf8")) as { content: string },
-  }));
+  const out = [];
+  for (const r of stored) {
+    const body = await wholeBody(w.db, r.request_hash);
+    out.push({
+      request: (typeof r.request === "string" ? JSON.parse(r.request) : r.request) as {
+        connectionId: number;
+        documentToken: string;
+      },
+      data: JSON.parse(gunzipSync(body!).toString("utf8")) as { content: string },
+    });
+  }
+  return out;
 }
 
 describe.each(WAREHOUSE_KINDS)("a large report part through the spool file on %s", (kind) => {

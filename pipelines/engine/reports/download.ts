@@ -4,15 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { createGunzip, gzipSync } from "node:zlib";
-import type { Kysely } from "kysely";
 import { SkillClient } from "../../../connectors/skill-api/client.js";
-import type { AnyDB } from "../../../connectors/warehouse/open.js";
 import type { PlannedCall } from "../calls.js";
 import { type JobContext, reportFailure, stopped } from "./context.js";
 import { getJob, type ReportJob, updateJob } from "./jobs.js";
 import { JsonMemberStream } from "./json-member.js";
 import { loadPart } from "./load-part.js";
-import { finishPaid, paidCall, reportCall, storedBody } from "./paid.js";
+import { finishPaid, paidCall, reportCall, spoolStoredBody } from "./paid.js";
 import { streamDownload } from "./stream-download.js";
 
 /**
@@ -36,22 +34,12 @@ function csvOf(spool: string): Readable {
 const EMPTY = gzipSync('{"content":""}');
 
 /**
- * Copies a stored download into the spool file; false when none is stored. Written at once, so
- * the buffer of the whole compressed part dies young instead of lingering for the load.
- */
-async function spoolStored(db: Kysely<AnyDB>, hash: string, spool: string): Promise<boolean> {
-  const stored = await storedBody(db, hash);
-  if (stored) writeFileSync(spool, stored);
-  return stored !== undefined;
-}
-
-/**
  * Downloads and loads every part not loaded yet, one at a time. A part's download is stored with
  * its ledger success before loading, so a crash while loading reloads it from the store: a part
  * is never downloaded (paid) twice. When all parts are in, the job is `done`.
  *
  * The part is loaded from a spool file holding exactly the stored bytes (written as the download
- * streams, or copied from the store on a resume), not from a buffer held for the whole load (16 MB
+ * streams, or copied from the store a piece at a time on a resume), not from a buffer held for the whole load (16 MB
  * of compressed part at a million rows, more for a bigger part). A killed run can leave its
  * `skillsync-part-*` directory behind in the temporary directory.
  */
@@ -81,7 +69,7 @@ async function downloadInto(
       documentToken: job.parts[part]!.documentToken,
     });
     const label = `${ctx.pipeline.name}: report ${job.reportId} part ${part + 1}/${job.parts.length}`;
-    const downloaded = job.partsDownloaded.includes(part) && (await spoolStored(w.db, call.hash, spool));
+    const downloaded = job.partsDownloaded.includes(part) && (await spoolStoredBody(w.db, call.hash, spool));
     let observedAt = new Date().toISOString();
     if (downloaded) {
       ctx.counters.callsCached++;
@@ -109,7 +97,7 @@ async function downloadInto(
         });
       });
       // Answered whole by a client that does not stream: spooled from the store.
-      if (!config && !(await spoolStored(w.db, call.hash, spool))) writeFileSync(spool, EMPTY);
+      if (!config && !(await spoolStoredBody(w.db, call.hash, spool))) writeFileSync(spool, EMPTY);
     }
     ctx.counters.callsDone++;
     try {

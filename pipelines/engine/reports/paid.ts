@@ -1,10 +1,11 @@
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, writeFileSync } from "node:fs";
 import type { Kysely } from "kysely";
 import type { AnyDB } from "../../../connectors/warehouse/open.js";
 import { requestHash } from "../hash.js";
 import { finishCall, storeResponse } from "../ledger.js";
 import type { PaidCallSpec, Sent } from "../paid-call.js";
 import { estimateCredits } from "../prices.js";
+import { chunkCount, deleteChunks, storeChunks, writeChunks } from "./chunks.js";
 import type { JobContext } from "./context.js";
 
 export { type PaidOutcome, paidCall } from "../paid-call.js";
@@ -24,9 +25,9 @@ export function reportCall(ctx: JobContext, skill: string, body: Record<string, 
 
 /**
  * Completes a successful paid call inside the caller's transaction: ledger success, stored
- * response. A streamed download's gzipped `data` is in the `spool` file; it is read only here,
- * synchronously, so the buffer of a whole compressed part lives for this statement alone: kept
- * longer, it was promoted and stayed in memory as garbage until V8's next full collection.
+ * response. A streamed download's gzipped `data` is in the `spool` file; it is stored in pieces
+ * read from the file one at a time, so no buffer of a whole compressed part exists: bound as one
+ * parameter, the driver's copy of it was a large download's peak.
  */
 export async function finishPaid(
   trx: Kysely<AnyDB>,
@@ -37,7 +38,7 @@ export async function finishPaid(
   spool?: string,
 ): Promise<void> {
   if (store && spool !== undefined) {
-    await storeCompressed(trx, call, readFileSync(spool), ctx.runId, done.result.traceId, done.receivedAt);
+    await storeCompressed(trx, call, spool, ctx.runId, done.result.traceId, done.receivedAt);
   } else if (store) {
     await storeResponse(trx, {
       hash: call.hash,
@@ -48,6 +49,8 @@ export async function finishPaid(
       runId: ctx.runId,
       receivedAt: done.receivedAt,
     });
+    // A whole body replacing a chunked one: its pieces would otherwise stay behind, unread.
+    await deleteChunks(trx, call.hash);
   }
   await finishCall(trx, done.callId, {
     outcome: "succeeded",
@@ -58,20 +61,26 @@ export async function finishPaid(
   });
 }
 
-/** Stores an already gzipped `data` (a streamed download) the way storeResponse stores any answer. */
+/**
+ * Stores an already gzipped `data` (a streamed download, in the spool file) under the same key as
+ * storeResponse would: the row keeps the metadata, an empty body and the number of pieces.
+ */
 async function storeCompressed(
   trx: Kysely<AnyDB>,
   call: ReportCall,
-  body: Buffer,
+  spool: string,
   runId: string,
   traceId: string | null,
   receivedAt: string,
 ): Promise<void> {
+  const chunks = await storeChunks(trx, call.hash, spool);
+  const body = Buffer.alloc(0);
   const values = {
     request_hash: call.hash,
     skill: call.skill,
     request: JSON.stringify(call.body),
     body,
+    chunks,
     trace_id: traceId,
     run_id: runId,
     received_at: receivedAt,
@@ -82,18 +91,30 @@ async function storeCompressed(
     .onConflict((oc) =>
       oc
         .column("request_hash")
-        .doUpdateSet({ body, trace_id: traceId, run_id: runId, received_at: receivedAt }),
+        .doUpdateSet({ body, chunks, trace_id: traceId, run_id: runId, received_at: receivedAt }),
     )
     .execute();
 }
 
-/** The gzipped `data` stored for a request, if any (read whole: it is the compressed size). */
-export async function storedBody(db: Kysely<AnyDB>, hash: string): Promise<Buffer | undefined> {
+/**
+ * Writes the gzipped `data` stored for a request into `file`, a piece at a time when it is kept in
+ * pieces (a whole body, stored before chunks existed or by storeResponse, in one write); false
+ * when nothing is stored.
+ */
+export async function spoolStoredBody(db: Kysely<AnyDB>, hash: string, file: string): Promise<boolean> {
   const row = await db
     .selectFrom("skillsync_responses")
-    .select("body")
+    .select(["body", "chunks"])
     .where("request_hash", "=", hash)
     .executeTakeFirst();
-  if (!row) return undefined;
-  return Buffer.isBuffer(row.body) ? row.body : Buffer.from(row.body as Uint8Array);
+  if (!row) return false;
+  const count = chunkCount(row);
+  const fd = openSync(file, "w");
+  try {
+    if (count > 0) await writeChunks(db, hash, count, fd);
+    else writeFileSync(fd, Buffer.isBuffer(row.body) ? row.body : Buffer.from(row.body as Uint8Array));
+  } finally {
+    closeSync(fd);
+  }
+  return true;
 }
