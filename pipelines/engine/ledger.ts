@@ -1,5 +1,5 @@
 import { gunzipSync, gzipSync } from "node:zlib";
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
 import { redact } from "../../core/redact.js";
 import { wholeBody } from "./reports/chunks.js";
@@ -90,6 +90,42 @@ export async function finishCall(db: Kysely<AnyDB>, id: number, end: CallEnd): P
 }
 
 /**
+ * Marks paid calls succeeded in one statement (the answers of a group), each row with its own
+ * status, trace id, attempts and time, chosen by id.
+ */
+export async function finishSucceeded(
+  db: Kysely<AnyDB>,
+  calls: { id: number; end: CallEnd }[],
+): Promise<void> {
+  if (calls.length === 1) return finishCall(db, calls[0]!.id, { ...calls[0]!.end, outcome: "succeeded" });
+  if (!calls.length) return;
+  // Postgres types a CASE of bare parameters as text: each branch is cast to the column's type.
+  const byId = (type: "integer" | "text", pick: (e: CallEnd) => unknown) =>
+    sql`case id ${sql.join(
+      calls.map((c) => sql`when ${c.id} then cast(${pick(c.end) ?? null} as ${sql.raw(type)})`),
+      sql` `,
+    )} end`;
+  await db
+    .updateTable("skillsync_calls")
+    .set({
+      outcome: "succeeded",
+      http_status: byId("integer", (e) => e.httpStatus),
+      error_code: null,
+      error: null,
+      trace_id: byId("text", (e) => e.traceId),
+      attempts: byId("integer", (e) => e.attempts ?? 0),
+      elapsed_ms: byId("integer", (e) => (e.elapsedMs === undefined ? undefined : Math.round(e.elapsedMs))),
+      finished_at: now(),
+    })
+    .where(
+      "id",
+      "in",
+      calls.map((c) => c.id),
+    )
+    .execute();
+}
+
+/**
  * A stored successful response for this request, if one is younger than `freshnessMs` — or, for a
  * resumed run, one this same run stored (a resume never pays again, whatever the freshness).
  */
@@ -99,19 +135,50 @@ export async function freshResponse(
   freshnessMs: number,
   runId?: string,
 ): Promise<StoredResponse | undefined> {
-  const row = await w.db
+  return (await freshResponses(w.db, [hash], freshnessMs, runId)).get(hash);
+}
+
+/** `freshResponse` for many requests: two queries at most (which are fresh, then their bodies). */
+export async function freshResponses(
+  db: Kysely<AnyDB>,
+  hashes: string[],
+  freshnessMs: number,
+  runId?: string,
+): Promise<Map<string, StoredResponse>> {
+  const out = new Map<string, StoredResponse>();
+  if (!hashes.length) return out;
+  const rows = await db
     .selectFrom("skillsync_responses")
-    .select(["body", "received_at", "trace_id", "run_id"])
-    .where("request_hash", "=", hash)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  const receivedAt = new Date(row.received_at as string).toISOString();
-  const sameRun = runId !== undefined && row.run_id === runId;
-  if (!sameRun && (freshnessMs <= 0 || Date.now() - Date.parse(receivedAt) > freshnessMs)) return undefined;
-  // An empty body is kept in pieces (a report part, see reports/chunks.ts).
-  const body = (row.body as Buffer).length > 0 ? (row.body as Buffer) : await wholeBody(w.db, hash);
-  const data = JSON.parse(gunzipSync(body ?? Buffer.alloc(0)).toString("utf8")) as Record<string, unknown>;
-  return { data, receivedAt, traceId: (row.trace_id as string | null) ?? null };
+    .select(["request_hash", "received_at", "run_id"])
+    .where("request_hash", "in", hashes)
+    .execute();
+  const fresh = rows.filter((row) => {
+    const sameRun = runId !== undefined && row.run_id === runId;
+    const age = Date.now() - Date.parse(new Date(row.received_at as string).toISOString());
+    return sameRun || (freshnessMs > 0 && age <= freshnessMs);
+  });
+  if (!fresh.length) return out;
+  const bodies = await db
+    .selectFrom("skillsync_responses")
+    .select(["request_hash", "body", "received_at", "trace_id"])
+    .where(
+      "request_hash",
+      "in",
+      fresh.map((r) => r.request_hash as string),
+    )
+    .execute();
+  for (const row of bodies) {
+    const hash = row.request_hash as string;
+    // An empty body is kept in pieces (a report part, see reports/chunks.ts).
+    const body = (row.body as Buffer).length > 0 ? (row.body as Buffer) : await wholeBody(db, hash);
+    const data = JSON.parse(gunzipSync(body ?? Buffer.alloc(0)).toString("utf8")) as Record<string, unknown>;
+    out.set(hash, {
+      data,
+      receivedAt: new Date(row.received_at as string).toISOString(),
+      traceId: (row.trace_id as string | null) ?? null,
+    });
+  }
+  return out;
 }
 
 export interface ResponseToStore {

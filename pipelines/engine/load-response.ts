@@ -5,7 +5,7 @@ import type { TableDef } from "../../connectors/warehouse/types.js";
 import type { PlannedCall } from "./calls.js";
 import {
   type CallEnd,
-  finishCall,
+  finishSucceeded,
   insertCalls,
   insertRejects,
   markLoaded,
@@ -124,7 +124,10 @@ async function ledgerOf(
       receivedAt: a.receivedAt,
     })),
   );
-  for (const a of paid) if (a.ledger.kind === "paid") await finishCall(db, a.ledger.callId, a.ledger.end);
+  await finishSucceeded(
+    db,
+    paid.flatMap((a) => (a.ledger.kind === "paid" ? [{ id: a.ledger.callId, end: a.ledger.end }] : [])),
+  );
   await insertCalls(
     db,
     answers

@@ -2,11 +2,17 @@ import type { Kysely } from "kysely";
 import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
 import type { CreditCeilingError } from "../../core/errors.js";
 import { type Ceiling, ceilingError, tryReserveCredits } from "./budget.js";
-import { type CallRecord, callRow } from "./ledger.js";
+import { type CallRecord, callRow, type StoredResponse } from "./ledger.js";
+
+/** A reserved call's ledger id, or the fresh stored answer that makes the call needless. */
+export type Reserved = { callId: number } | { stored: StoredResponse };
+
+/** Finds fresh stored answers among request hashes (ledger.ts `freshResponses`, bound to a run). */
+export type StoredLookup = (db: Kysely<AnyDB>, hashes: string[]) => Promise<Map<string, StoredResponse>>;
 
 interface Waiting {
   record: CallRecord;
-  resolve(id: number): void;
+  resolve(r: Reserved): void;
   reject(err: unknown): void;
 }
 
@@ -15,13 +21,14 @@ interface Waiting {
  * together in the next (group commit). Each call still gets its credits held against every ceiling
  * and its `reserved` ledger row, durably, before it is sent — in one commit for the group instead
  * of one per call. A call a ceiling would pass is refused alone (CreditCeilingError); the others of
- * its group are reserved.
+ * its group are reserved. With `lookup`, the group first looks for fresh stored answers (one query
+ * for the group): a call answered from the store is not reserved.
  *
  * @example
- * const reserve = reservations(warehouse, ceilings);
- * const callId = await reserve({ runId, pipeline, skill, requestHash, credits: 1 }); // then send
+ * const { reserve } = reservations(warehouse, ceilings);
+ * const r = await reserve({ runId, pipeline, skill, requestHash, credits: 1 }); // { callId }: send it
  */
-export function reservations(w: Warehouse, ceilings: Ceiling[]) {
+export function reservations(w: Warehouse, ceilings: Ceiling[], lookup?: StoredLookup) {
   const queue: Waiting[] = [];
   let running = false;
   let idle: (() => void)[] = [];
@@ -32,11 +39,26 @@ export function reservations(w: Warehouse, ceilings: Ceiling[]) {
       await new Promise<void>((resume) => setImmediate(resume));
       const group = queue.splice(0, 64);
       try {
-        const out = await w.db.transaction().execute((trx) => reserveGroup(trx, ceilings, group));
+        // Looked up before the transaction: in SQLite a transaction that reads first cannot wait
+        // for the write lock another process holds (it fails at once with "database is locked").
+        const stored = lookup
+          ? await lookup(w.db, [...new Set(group.map((g) => g.record.requestHash))])
+          : undefined;
+        const toReserve = stored?.size ? group.filter((g) => !stored.has(g.record.requestHash)) : group;
+        const ids = toReserve.length
+          ? await w.db.transaction().execute((trx) => reserveGroup(trx, ceilings, toReserve))
+          : [];
+        const byWaiting = new Map(toReserve.map((g, i) => [g, ids[i]!]));
+        const out = group.map((g): Reserved | CreditCeilingError => {
+          const answer = stored?.get(g.record.requestHash);
+          if (answer) return { stored: answer };
+          const r = byWaiting.get(g)!;
+          return typeof r === "number" ? { callId: r } : r;
+        });
         group.forEach((g, i) => {
           const r = out[i]!;
-          if (typeof r === "number") g.resolve(r);
-          else g.reject(r);
+          if (r instanceof Error) g.reject(r);
+          else g.resolve(r);
         });
       } catch (err) {
         for (const g of group) g.reject(err);
@@ -50,7 +72,7 @@ export function reservations(w: Warehouse, ceilings: Ceiling[]) {
 
   return {
     reserve: (record: CallRecord) =>
-      new Promise<number>((resolve, reject) => {
+      new Promise<Reserved>((resolve, reject) => {
         queue.push({ record, resolve, reject });
         if (!running) {
           running = true;
@@ -70,6 +92,7 @@ async function reserveGroup(
   group: Waiting[],
 ): Promise<(number | CreditCeilingError)[]> {
   const out: (number | CreditCeilingError | undefined)[] = group.map(() => undefined);
+  if (!group.length) return [];
   const total = group.reduce((s, g) => s + g.record.credits, 0);
   // The whole group at once when it fits (the common case: one UPDATE per ceiling); else call by call.
   const together = group.length > 1 && (await tryReserveCredits(trx, ceilings, total)) === undefined;

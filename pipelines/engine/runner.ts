@@ -9,7 +9,7 @@ import { type Ceiling, warehouseCeilings } from "./budget.js";
 import { callFactory, type PlannedCall, type Prepare } from "./calls.js";
 import { requestHash } from "./hash.js";
 import { resolveInput, type SheetReader } from "./inputs.js";
-import { type CallRecord, finishCall, freshResponse, isLoaded, storeResponses } from "./ledger.js";
+import { type CallRecord, finishSucceeded, freshResponses, isLoaded, storeResponses } from "./ledger.js";
 import { type LoadedPipeline, listBuiltinPipelines, loadPipeline } from "./load.js";
 import { type Answer, loadAnswers } from "./load-response.js";
 import { dropOtherRuns } from "./loader.js";
@@ -19,7 +19,7 @@ import { type ParamValue, type ParamValues, resolveParams } from "./params.js";
 import { preflight } from "./preflight.js";
 import { loadPrices, type PriceTable } from "./prices.js";
 import { runReportCalls } from "./reports/index.js";
-import { reservations } from "./reservations.js";
+import { type Reserved, reservations } from "./reservations.js";
 import {
   finishRun,
   type RunCounters,
@@ -290,7 +290,9 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
       return runReportCalls({ ...run, ...c, warehouse: w, client: o.client });
     }
     const pipelineState = { stop: false, failed: 0 };
-    const reserving = reservations(w, ceilings);
+    const reserving = reservations(w, ceilings, (db, hashes) =>
+      freshResponses(db, hashes, c.freshnessMs, runId),
+    );
     const width = Math.max(1, Math.min(concurrency, p.concurrency ?? concurrency));
     const answers = answerQueue<Answer>({
       write: async (group) => {
@@ -382,7 +384,10 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
           receivedAt: a.receivedAt,
         })),
       );
-      for (const { ledger } of paid) await finishCall(trx, ledger.callId, ledger.end);
+      await finishSucceeded(
+        trx,
+        paid.map(({ ledger }) => ({ id: ledger.callId, end: ledger.end })),
+      );
     });
   }
 
@@ -394,13 +399,22 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     c: Compiled,
     call: PlannedCall,
     ceilings: Ceiling[],
-    reserve: (record: CallRecord) => Promise<number>,
+    reserve: (record: CallRecord) => Promise<Reserved>,
     ps: { stop: boolean; failed: number },
   ): Promise<{ data: unknown; answer: Answer | undefined } | undefined> {
     if (state.stop || ps.stop) return undefined;
     const p = c.pipeline;
     const loaded = resumed && (await isLoaded(w, runId, p.name, call.hash));
-    const stored = await freshResponse(w, call.hash, c.freshnessMs, runId);
+    // The store is looked at and, when it has no fresh answer, the call reserved: both in one
+    // transaction shared with the calls asking at the same moment.
+    const first = await reserve({
+      runId,
+      pipeline: p.name,
+      skill: p.skill,
+      requestHash: call.hash,
+      credits: call.credits,
+    }).catch((error: unknown) => ({ error }));
+    const stored = "stored" in first ? first.stored : undefined;
     if (stored) {
       counters.callsCached++;
       if (loaded) {
@@ -430,7 +444,10 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
         state,
         pipelineStop: ps,
         report,
-        reserve,
+        reserve: () =>
+          "error" in first
+            ? Promise.reject(first.error)
+            : Promise.resolve((first as { callId: number }).callId),
       },
       { skill: p.skill, body: call.body, hash: call.hash, credits: call.credits },
     );

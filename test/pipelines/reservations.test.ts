@@ -2,7 +2,8 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { migrateToLatest } from "../../connectors/warehouse/migrate.js";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
 import { CreditCeilingError } from "../../core/errors.js";
-import { reservations } from "../../pipelines/engine/reservations.js";
+import { freshResponses, storeResponse } from "../../pipelines/engine/ledger.js";
+import { reservations, type StoredLookup } from "../../pipelines/engine/reservations.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
 import { rows } from "./fixtures.js";
 
@@ -23,8 +24,8 @@ describe.each(WAREHOUSE_KINDS)("calls reserved in groups on %s", (kind) => {
       return () => w.close();
     });
 
-    const settle = (credits: number[], limit: number) => {
-      const { reserve } = reservations(w, [{ scope: "cap", limit, label: "--max-credits" }]);
+    const settle = (credits: number[], limit: number, lookup?: StoredLookup) => {
+      const { reserve } = reservations(w, [{ scope: "cap", limit, label: "--max-credits" }], lookup);
       // Asked in the same turn: they share reservation transactions.
       return Promise.allSettled(credits.map((c, i) => reserve(record(i, c))));
     };
@@ -55,11 +56,9 @@ describe.each(WAREHOUSE_KINDS)("calls reserved in groups on %s", (kind) => {
       ]);
       // Each call is told the id of its own row.
       const ids = Object.fromEntries(ledger.map((r) => [r.request_hash, Number(r.id)]));
-      expect(out.flatMap((o) => (o.status === "fulfilled" ? [Number(o.value)] : []))).toEqual([
-        ids["h0"],
-        ids["h2"],
-        ids["h3"],
-      ]);
+      expect(
+        out.flatMap((o) => (o.status === "fulfilled" && "callId" in o.value ? [o.value.callId] : [])),
+      ).toEqual([ids["h0"], ids["h2"], ids["h3"]]);
     });
 
     it("reserves a whole group that fits, and nothing past the ceiling over many groups", async () => {
@@ -78,6 +77,34 @@ describe.each(WAREHOUSE_KINDS)("calls reserved in groups on %s", (kind) => {
         "select count(*) as n from skillsync_calls where outcome = 'reserved'",
       );
       expect(Number(n[0]!.n)).toBe(25);
+    });
+
+    it("answers a call from a fresh stored answer instead of reserving it, in the same group", async () => {
+      for (const hash of ["h1", "h3"]) {
+        await storeResponse(w.db, {
+          hash,
+          skill: "marketplace-search",
+          request: {},
+          data: { stored: hash },
+          traceId: null,
+          runId: "older-run",
+          receivedAt: new Date().toISOString(),
+        });
+      }
+      const out = await settle([1, 1, 1, 1], 10, (db, hashes) => freshResponses(db, hashes, 60_000, "run-1"));
+      expect(
+        out.map((o) =>
+          o.status === "fulfilled" ? ("stored" in o.value ? o.value.stored.data : "reserved") : "refused",
+        ),
+      ).toEqual(["reserved", { stored: "h1" }, "reserved", { stored: "h3" }]);
+      const budget = await rows<{ reserved: number }>(
+        w,
+        "select reserved from skillsync_budgets where scope = 'cap'",
+      );
+      expect(Number(budget[0]!.reserved)).toBe(2);
+      // Outside the freshness window (0: never fresh) and from another run: reserved and paid again.
+      const stale = await settle([1, 1], 10, (db, hashes) => freshResponses(db, hashes, 0, "run-1"));
+      expect(stale.map((o) => o.status === "fulfilled" && "callId" in o.value)).toEqual([true, true]);
     });
   });
 });
