@@ -73,6 +73,9 @@ export async function loadAnswers(
   const merged = mergeNormalised(mapping, each);
   // Columns the data brings are added before the transaction: DDL racing inside one would abort it.
   const tables = mapping.infer ? await mapping.infer.apply(w, merged) : mapping;
+  // Answers and reservations that came in while normalising go before this transaction holds the
+  // database (SQLite writes block the event loop until the commit).
+  await new Promise<void>((resume) => setImmediate(resume));
   let counts: number[] = [];
   await w.transaction(async (tx) => {
     await ledgerOf(tx.db, pipeline, runId, answers);
