@@ -3,7 +3,7 @@
  * no library in between. They get rows already typed (the mapping's output, made before timing),
  * so they measure the database and driver alone; skillsync's figure includes normalising.
  * - SQLite: better-sqlite3 prepared statements, one transaction per group of responses.
- * - Postgres: one transaction per group of responses; per response and table COPY into a temporary staging table (made
+ * - Postgres: one transaction per group of responses; per table (all the group's rows) COPY into a temporary staging table (made
  *   once per connection, emptied at commit), then one INSERT … SELECT … ON CONFLICT DO UPDATE
  *   (children: delete the parents' rows first).
  */
@@ -92,6 +92,22 @@ function csvLine(r: Row, def: TableDef): string {
     .join(",");
 }
 
+/**
+ * A group's batches as one, the way a raw COPY loader would send them: per table every row once,
+ * the last row of a key kept (an upsert cannot meet a key twice in one statement).
+ */
+function oneBatch(group: RawBatch[]): RawBatch {
+  if (group.length === 1) return group[0]!;
+  return {
+    tables: group[0]!.tables.map((t, i) => {
+      const rows = group.flatMap((b) => b.tables[i]!.rows);
+      if (!t.def.key.length) return { ...t, rows };
+      const byKey = new Map(rows.map((r) => [JSON.stringify(t.def.key.map((k) => r[k])), r]));
+      return { ...t, rows: [...byKey.values()] };
+    }),
+  };
+}
+
 export async function rawPostgresLoader(connectionString: string, schema: string) {
   const client = new pg.Client({ connectionString, options: `-c search_path="${schema}"` });
   await client.connect();
@@ -109,7 +125,7 @@ export async function rawPostgresLoader(connectionString: string, schema: string
   return {
     async load(group: RawBatch[]) {
       await client.query("begin");
-      for (const { def, rows, deleteByParentKey } of group.flatMap((b) => b.tables)) {
+      for (const { def, rows, deleteByParentKey } of oneBatch(group).tables) {
         if (deleteByParentKey && deleteByParentKey.length !== 1)
           throw new Error("one-column parent keys only");
         if (deleteByParentKey?.length === 1) {
