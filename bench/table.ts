@@ -17,7 +17,7 @@ export interface BenchResult {
 export function table(r: BenchResult): string {
   const lines: string[] = [];
   const row = (...cells: (string | number)[]) =>
-    lines.push(cells.map((c, i) => (i === 0 ? String(c).padEnd(34) : String(c).padStart(12))).join(""));
+    lines.push(cells.map((c, i) => (i === 0 ? String(c).padEnd(42) : String(c).padStart(12))).join(""));
   lines.push(
     `skillsync bench — ${r.machine.cores} cores (${r.machine.cpu}), Node ${r.machine.node}, ${r.machine.postgres}, ${r.machine.date.slice(0, 10)}`,
     `medians of ${r.settings.runs} runs (saturation and per-call: ${Math.min(r.settings.runs, 3)}); references measured in this run`,
