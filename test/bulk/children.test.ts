@@ -122,8 +122,18 @@ describe.each(WAREHOUSE_KINDS)("child tables through loadResponse on %s", (kind)
         // A and B come again in later answers: their children must be the last answer's alone.
         const datas = [
           { data: [{ shelf: "s", pn: "A", title: "a1", tags: ["x", "y"], people: [{ name: "Ann" }] }] },
-          { data: [{ shelf: "s", pn: "B", title: "b1", tags: ["b"], people: [] }, { pn: "A", title: "a2", tags: ["z"] }] },
-          { data: [{ shelf: "s", pn: "B", title: "b2", tags: [], people: [{ name: "Bo" }] }, { title: "no key" }] },
+          {
+            data: [
+              { shelf: "s", pn: "B", title: "b1", tags: ["b"], people: [] },
+              { pn: "A", title: "a2", tags: ["z"] },
+            ],
+          },
+          {
+            data: [
+              { shelf: "s", pn: "B", title: "b2", tags: [], people: [{ name: "Bo" }] },
+              { title: "no key" },
+            ],
+          },
         ];
         const at = "2025-06-01T00:00:00.000Z";
         const grouped = await loadAnswers(
@@ -136,10 +146,14 @@ describe.each(WAREHOUSE_KINDS)("child tables through loadResponse on %s", (kind)
           parts: await rows(w, "select pn, title from parts order by pn, title"),
           tags: await rows(w, "select pn, position, tag from part_tags order by pn, position, tag"),
           people: await rows(w, "select pn, name from part_people order by pn, name"),
-          rejects: await rows(w, "select request_hash, table_name from skillsync_rejects order by request_hash"),
+          rejects: await rows(
+            w,
+            "select request_hash, table_name from skillsync_rejects order by request_hash",
+          ),
         });
         const together = await snapshot();
-        for (const t of ["parts", "part_tags", "part_people", "skillsync_rejects"]) await rows(w, `delete from ${t}`);
+        for (const t of ["parts", "part_tags", "part_people", "skillsync_rejects"])
+          await rows(w, `delete from ${t}`);
         const alone = { rows: 0, rejected: 0 };
         for (const [i, data] of datas.entries()) {
           const r = await loadResponse(w, c, call(`g${i}`), data, at, "run-1");
