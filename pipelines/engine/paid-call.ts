@@ -33,8 +33,8 @@ export interface PaidContext {
   reserve?: ((record: CallRecord) => Promise<number>) | undefined;
 }
 
-/** An answer; `stored` is the gzipped `data` when the answer was streamed (see streamDownload). */
-export type Sent = Awaited<ReturnType<SkillCaller["send"]>> & { stored?: Buffer };
+/** An answer as the client gives it. */
+export type Sent = Awaited<ReturnType<SkillCaller["send"]>>;
 
 export type PaidOutcome =
   | { ok: true; callId: number; result: Sent; receivedAt: string }
