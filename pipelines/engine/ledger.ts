@@ -201,22 +201,43 @@ export async function storeResponses(db: Kysely<AnyDB>, list: ResponseToStore[])
   if (!list.length) return;
   // One row per hash: an upsert cannot touch the same row twice in one statement.
   const byHash = new Map(list.map((r) => [r.hash, r]));
-  const values = [...byHash.values()].map((r) => ({
-    request_hash: r.hash,
-    skill: r.skill,
-    request: JSON.stringify(r.request),
-    // Level 1: a third of the default's CPU per call for JSON that still shrinks about fivefold.
-    body: gzipSync(Buffer.from(JSON.stringify(r.data), "utf8"), { level: 1 }),
-    trace_id: r.traceId,
-    run_id: r.runId,
-    received_at: r.receivedAt,
-  }));
+  await upsertResponseRows(
+    db,
+    [...byHash.values()].map((r) => ({
+      request_hash: r.hash,
+      skill: r.skill,
+      request: JSON.stringify(r.request),
+      // Level 1: a third of the default's CPU per call for JSON that still shrinks about fivefold.
+      body: gzipSync(Buffer.from(JSON.stringify(r.data), "utf8"), { level: 1 }),
+      chunks: 0,
+      trace_id: r.traceId,
+      run_id: r.runId,
+      received_at: r.receivedAt,
+    })),
+  );
+}
+
+/** A `skillsync_responses` row: the gzipped body in the row, or empty with `chunks` pieces. */
+export interface ResponseRow {
+  request_hash: string;
+  skill: string;
+  request: string;
+  body: Buffer;
+  chunks: number;
+  trace_id: string | null;
+  run_id: string;
+  received_at: string;
+}
+
+/** Inserts response rows, replacing the stored answer of a hash already there. */
+export async function upsertResponseRows(db: Kysely<AnyDB>, rows: ResponseRow[]): Promise<void> {
   await db
     .insertInto("skillsync_responses")
-    .values(values)
+    .values(rows)
     .onConflict((oc) =>
       oc.column("request_hash").doUpdateSet((eb) => ({
         body: eb.ref("excluded.body"),
+        chunks: eb.ref("excluded.chunks"),
         trace_id: eb.ref("excluded.trace_id"),
         run_id: eb.ref("excluded.run_id"),
         received_at: eb.ref("excluded.received_at"),
@@ -248,24 +269,8 @@ export interface LoadMark {
   rows: number;
 }
 
-/** Load markers, one per answer loaded (`runId, pipeline, hash, rows` or a list of them). */
-export async function markLoaded(db: Kysely<AnyDB>, marks: LoadMark[]): Promise<void>;
-export async function markLoaded(
-  db: Kysely<AnyDB>,
-  runId: string,
-  pipeline: string,
-  hash: string,
-  rows: number,
-): Promise<void>;
-export async function markLoaded(
-  db: Kysely<AnyDB>,
-  first: string | LoadMark[],
-  pipeline?: string,
-  hash?: string,
-  rows?: number,
-): Promise<void> {
-  const marks =
-    typeof first === "string" ? [{ runId: first, pipeline: pipeline!, hash: hash!, rows: rows! }] : first;
+/** Load markers, one per answer loaded, in one statement. */
+export async function markLoaded(db: Kysely<AnyDB>, marks: LoadMark[]): Promise<void> {
   if (!marks.length) return;
   const at = now();
   await db
@@ -296,23 +301,7 @@ export async function insertRejects(
   runId: string,
   pipeline: string,
   rejects: RejectToStore[],
-): Promise<void>;
-export async function insertRejects(
-  db: Kysely<AnyDB>,
-  runId: string,
-  pipeline: string,
-  hash: string,
-  rejects: Omit<RejectToStore, "hash">[],
-): Promise<void>;
-export async function insertRejects(
-  db: Kysely<AnyDB>,
-  runId: string,
-  pipeline: string,
-  hashOrList: string | RejectToStore[],
-  given?: Omit<RejectToStore, "hash">[],
 ): Promise<void> {
-  const rejects =
-    typeof hashOrList === "string" ? (given ?? []).map((r) => ({ ...r, hash: hashOrList })) : hashOrList;
   if (!rejects.length) return;
   const at = now();
   await db

@@ -83,7 +83,12 @@ export async function loadPart(p: PartToLoad): Promise<PartLoaded> {
         ...b.malformed.map((m) => ({ table: table.def.name, reason: m.reason, record: m.cells })),
       ];
       rejected += rejects.length;
-      await insertRejects(trx, p.context.runId, p.pipeline.name, p.requestHash, rejects);
+      await insertRejects(
+        trx,
+        p.context.runId,
+        p.pipeline.name,
+        rejects.map((r) => ({ ...r, hash: p.requestHash })),
+      );
     };
     if (!first.done) await write(first.value);
     for await (const b of batches) await write(b);
@@ -103,5 +108,5 @@ async function markPartLoaded(
 ): Promise<void> {
   const partsLoaded = [...new Set([...loaded, p.part])].sort((a, b) => a - b);
   await updateJob(trx, p.jobId, { partsLoaded, rowsLoaded: total });
-  await markLoaded(trx, p.context.runId, p.pipeline.name, p.requestHash, rows);
+  await markLoaded(trx, [{ runId: p.context.runId, pipeline: p.pipeline.name, hash: p.requestHash, rows }]);
 }

@@ -2,7 +2,7 @@ import { closeSync, openSync, writeFileSync } from "node:fs";
 import type { Kysely } from "kysely";
 import type { AnyDB } from "../../../connectors/warehouse/open.js";
 import { requestHash } from "../hash.js";
-import { finishCall, storeResponse } from "../ledger.js";
+import { finishCall, storeResponse, upsertResponseRows } from "../ledger.js";
 import type { PaidCallSpec, Sent } from "../paid-call.js";
 import { estimateCredits } from "../prices.js";
 import { chunkCount, deleteChunks, storeChunks, writeChunks } from "./chunks.js";
@@ -74,26 +74,18 @@ async function storeCompressed(
   receivedAt: string,
 ): Promise<void> {
   const chunks = await storeChunks(trx, call.hash, spool);
-  const body = Buffer.alloc(0);
-  const values = {
-    request_hash: call.hash,
-    skill: call.skill,
-    request: JSON.stringify(call.body),
-    body,
-    chunks,
-    trace_id: traceId,
-    run_id: runId,
-    received_at: receivedAt,
-  };
-  await trx
-    .insertInto("skillsync_responses")
-    .values(values)
-    .onConflict((oc) =>
-      oc
-        .column("request_hash")
-        .doUpdateSet({ body, chunks, trace_id: traceId, run_id: runId, received_at: receivedAt }),
-    )
-    .execute();
+  await upsertResponseRows(trx, [
+    {
+      request_hash: call.hash,
+      skill: call.skill,
+      request: JSON.stringify(call.body),
+      body: Buffer.alloc(0),
+      chunks,
+      trace_id: traceId,
+      run_id: runId,
+      received_at: receivedAt,
+    },
+  ]);
 }
 
 /**
