@@ -12,7 +12,7 @@ import {
   storeResponses,
 } from "./ledger.js";
 import type { LoadedPipeline } from "./load.js";
-import { deleteChildren, writeRows } from "./loader.js";
+import { deleteChildren, upserts, writeRows } from "./loader.js";
 import type { CompiledMapping, Normalised, Reject, Row } from "./mapping.js";
 import type { ParamValues } from "./params.js";
 
@@ -114,29 +114,39 @@ async function ledgerOf(
   runId: string,
   answers: readonly Answer[],
 ): Promise<void> {
-  const paid = answers.filter((a) => a.ledger.kind === "paid");
-  await storeResponses(
-    db,
-    paid.map((a) => ({
-      hash: a.call.hash,
-      skill: p.skill,
-      request: a.call.body,
-      data: a.data,
-      traceId: a.ledger.kind === "paid" ? a.ledger.traceId : null,
-      runId,
-      receivedAt: a.receivedAt,
-    })),
-  );
-  await finishSucceeded(
-    db,
-    paid.flatMap((a) => (a.ledger.kind === "paid" ? [{ id: a.ledger.callId, end: a.ledger.end }] : [])),
-  );
+  await storePaid(db, p, runId, answers);
   await insertCalls(
     db,
     answers
       .filter((a) => a.ledger.kind === "cached")
       .map((a) => ({ runId, pipeline: p.name, skill: p.skill, requestHash: a.call.hash, credits: 0 })),
     "cached",
+  );
+}
+
+/** The paid answers among `answers`: each stored, and its reserved ledger row finished as succeeded. */
+export async function storePaid(
+  db: Kysely<AnyDB>,
+  p: LoadedPipeline,
+  runId: string,
+  answers: readonly Answer[],
+): Promise<void> {
+  const paid = answers.flatMap((a) => (a.ledger.kind === "paid" ? [{ a, ledger: a.ledger }] : []));
+  await storeResponses(
+    db,
+    paid.map(({ a, ledger }) => ({
+      hash: a.call.hash,
+      skill: p.skill,
+      request: a.call.body,
+      data: a.data,
+      traceId: ledger.traceId,
+      runId,
+      receivedAt: a.receivedAt,
+    })),
+  );
+  await finishSucceeded(
+    db,
+    paid.map(({ ledger }) => ({ id: ledger.callId, end: ledger.end })),
   );
 }
 
@@ -179,8 +189,7 @@ function countRows(n: Normalised, defs: readonly TableDef[], mode: CompiledMappi
   let total = 0;
   for (const def of defs) {
     const rows = n.rows.get(def.name) ?? [];
-    const upsert = mode !== "append" && def.key.length > 0 && def.unique !== false;
-    total += upsert ? lastPerKey(rows, def.key).length : rows.length;
+    total += upserts(def, mode) ? lastPerKey(rows, def.key).length : rows.length;
   }
   return total;
 }

@@ -16,8 +16,12 @@ type Mode = "append" | "replace" | "merge";
  */
 export async function writeRows(tx: WarehouseTx, def: TableDef, rows: Row[], mode: Mode): Promise<number> {
   if (!rows.length) return 0;
-  const upsert = mode !== "append" && def.key.length > 0 && def.unique !== false;
-  return tx.bulk.write(def, rows, upsert ? "upsert" : "insert");
+  return tx.bulk.write(def, rows, upserts(def, mode) ? "upsert" : "insert");
+}
+
+/** Whether rows of `def` written in `mode` replace the row of their key (else every row is added). */
+export function upserts(def: TableDef, mode: Mode): boolean {
+  return mode !== "append" && def.key.length > 0 && def.unique !== false;
 }
 
 /** Removes the children of the parents about to be merged, so a merge replaces each parent's child rows. */

@@ -3,7 +3,7 @@ import { AccessError, AuthError, SkillApiError } from "../../connectors/skill-ap
 import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
 import { CreditCeilingError } from "../../core/errors.js";
 import { type Ceiling, releaseCredits, reserveCredits } from "./budget.js";
-import { type CallRecord, finishCall, insertCall } from "./ledger.js";
+import { type CallEnd, type CallRecord, finishCall, insertCall } from "./ledger.js";
 import type { LoadedPipeline } from "./load.js";
 import type { CallFailure, SkillCaller } from "./runner.js";
 import type { RunCounters } from "./runs.js";
@@ -35,6 +35,17 @@ export interface PaidContext {
 
 /** An answer as the client gives it. */
 export type Sent = Awaited<ReturnType<SkillCaller["send"]>>;
+
+/** The ledger's end of a call the service answered. */
+export function succeeded(result: Sent): CallEnd {
+  return {
+    outcome: "succeeded",
+    httpStatus: result.status,
+    traceId: result.traceId,
+    attempts: result.attempts,
+    elapsedMs: result.elapsedMs,
+  };
+}
 
 export type PaidOutcome =
   | { ok: true; callId: number; result: Sent; receivedAt: string }

@@ -9,12 +9,12 @@ import { type Ceiling, warehouseCeilings } from "./budget.js";
 import { callFactory, type PlannedCall, type Prepare } from "./calls.js";
 import { requestHash } from "./hash.js";
 import { resolveInput, type SheetReader } from "./inputs.js";
-import { type CallRecord, finishSucceeded, freshResponses, isLoaded, storeResponses } from "./ledger.js";
+import { type CallRecord, freshResponses, isLoaded } from "./ledger.js";
 import { type LoadedPipeline, listBuiltinPipelines, loadPipeline } from "./load.js";
-import { type Answer, loadAnswers } from "./load-response.js";
+import { type Answer, loadAnswers, storePaid } from "./load-response.js";
 import { dropOtherRuns } from "./loader.js";
 import { type CompiledMapping, compileMapping } from "./mapping.js";
-import { paidCall } from "./paid-call.js";
+import { paidCall, succeeded } from "./paid-call.js";
 import { type ParamValue, type ParamValues, resolveParams } from "./params.js";
 import { preflight } from "./preflight.js";
 import { loadPrices, type PriceTable } from "./prices.js";
@@ -351,11 +351,9 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
         }
       }
     };
-    let exhausted = false;
+    // A finished generator keeps answering done.
     function nextPlanned(): PlannedCall | undefined {
-      if (exhausted) return undefined;
       const r = planned.next();
-      if (r.done) exhausted = true;
       return r.done ? undefined : r.value;
     }
     await Promise.all(Array.from({ length: width }, worker)).finally(() => answers.drain().catch(() => {}));
@@ -369,26 +367,8 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
 
   /** Paid answers of a group that could not be loaded, stored with their ledger success. */
   async function keepPaid(p: LoadedPipeline, group: Answer[]): Promise<void> {
-    const paid = group.flatMap((a) => (a.ledger.kind === "paid" ? [{ a, ledger: a.ledger }] : []));
-    if (!paid.length) return;
-    await w.db.transaction().execute(async (trx) => {
-      await storeResponses(
-        trx,
-        paid.map(({ a, ledger }) => ({
-          hash: a.call.hash,
-          skill: p.skill,
-          request: a.call.body,
-          data: a.data,
-          traceId: ledger.traceId,
-          runId,
-          receivedAt: a.receivedAt,
-        })),
-      );
-      await finishSucceeded(
-        trx,
-        paid.map(({ ledger }) => ({ id: ledger.callId, end: ledger.end })),
-      );
-    });
+    if (!group.some((a) => a.ledger.kind === "paid")) return;
+    await w.db.transaction().execute((trx) => storePaid(trx, p, runId, group));
   }
 
   /**
@@ -414,8 +394,8 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
       requestHash: call.hash,
       credits: call.credits,
     }).catch((error: unknown) => ({ error }));
-    const stored = "stored" in first ? first.stored : undefined;
-    if (stored) {
+    if ("stored" in first) {
+      const { stored } = first;
       counters.callsCached++;
       if (loaded) {
         counters.callsDone++;
@@ -444,10 +424,7 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
         state,
         pipelineStop: ps,
         report,
-        reserve: () =>
-          "error" in first
-            ? Promise.reject(first.error)
-            : Promise.resolve((first as { callId: number }).callId),
+        reserve: () => ("error" in first ? Promise.reject(first.error) : Promise.resolve(first.callId)),
       },
       { skill: p.skill, body: call.body, hash: call.hash, credits: call.credits },
     );
@@ -465,13 +442,7 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
         kind: "paid",
         callId,
         traceId: result.traceId,
-        end: {
-          outcome: "succeeded",
-          httpStatus: result.status,
-          traceId: result.traceId,
-          attempts: result.attempts,
-          elapsedMs: result.elapsedMs,
-        },
+        end: succeeded(result),
       },
     };
     return { data, answer };

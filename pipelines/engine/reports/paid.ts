@@ -3,7 +3,7 @@ import type { Kysely } from "kysely";
 import type { AnyDB } from "../../../connectors/warehouse/open.js";
 import { requestHash } from "../hash.js";
 import { finishCall, storeResponse, upsertResponseRows } from "../ledger.js";
-import type { PaidCallSpec, Sent } from "../paid-call.js";
+import { type PaidCallSpec, type Sent, succeeded } from "../paid-call.js";
 import { estimateCredits } from "../prices.js";
 import { chunkCount, deleteChunks, storeChunks, writeChunks } from "./chunks.js";
 import type { JobContext } from "./context.js";
@@ -52,13 +52,7 @@ export async function finishPaid(
     // A whole body replacing a chunked one: its pieces would otherwise stay behind, unread.
     await deleteChunks(trx, call.hash);
   }
-  await finishCall(trx, done.callId, {
-    outcome: "succeeded",
-    httpStatus: done.result.status,
-    traceId: done.result.traceId,
-    attempts: done.result.attempts,
-    elapsedMs: done.result.elapsedMs,
-  });
+  await finishCall(trx, done.callId, succeeded(done.result));
 }
 
 /**
