@@ -61,7 +61,7 @@ describe.each(WAREHOUSE_KINDS)("calls reserved in groups on %s", (kind) => {
       ).toEqual([ids["h0"], ids["h2"], ids["h3"]]);
     });
 
-    it("reserves a whole group that fits, and nothing past the ceiling over many groups", async () => {
+    it("grants exactly the ceiling among 40 calls asking at once, and nothing past it", async () => {
       const first = await settle(
         Array.from({ length: 40 }, () => 1),
         25,
@@ -79,7 +79,7 @@ describe.each(WAREHOUSE_KINDS)("calls reserved in groups on %s", (kind) => {
       expect(Number(n[0]!.n)).toBe(25);
     });
 
-    it("answers a call from a fresh stored answer instead of reserving it, in the same group", async () => {
+    it("answers a call from a fresh stored answer instead of reserving it; a stale one is reserved", async () => {
       for (const hash of ["h1", "h3"]) {
         await storeResponse(w.db, {
           hash,
