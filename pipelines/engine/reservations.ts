@@ -48,18 +48,15 @@ export function reservations(w: Warehouse, ceilings: Ceiling[], lookup?: StoredL
         const ids = toReserve.length
           ? await w.db.transaction().execute((trx) => reserveGroup(trx, ceilings, toReserve))
           : [];
-        const byWaiting = new Map(toReserve.map((g, i) => [g, ids[i]!]));
-        const out = group.map((g): Reserved | CreditCeilingError => {
+        toReserve.forEach((g, i) => {
+          const r = ids[i]!;
+          if (typeof r === "number") g.resolve({ callId: r });
+          else g.reject(r);
+        });
+        for (const g of group) {
           const answer = stored?.get(g.record.requestHash);
-          if (answer) return { stored: answer };
-          const r = byWaiting.get(g)!;
-          return typeof r === "number" ? { callId: r } : r;
-        });
-        group.forEach((g, i) => {
-          const r = out[i]!;
-          if (r instanceof Error) g.reject(r);
-          else g.resolve(r);
-        });
+          if (answer) g.resolve({ stored: answer });
+        }
       } catch (err) {
         for (const g of group) g.reject(err);
       }
