@@ -1,3 +1,5 @@
+import { waiters } from "./waiters.js";
+
 /**
  * Answers waiting to be loaded, written in groups: whatever arrives while one group's transaction
  * runs goes into the next one (group commit). A worker hands its answer over and takes its next
@@ -25,12 +27,7 @@ export function answerQueue<T>(o: {
   let running: Promise<void> | undefined;
   let failed = false;
   let error: unknown;
-  let room: (() => void)[] = [];
-  const wake = () => {
-    const list = room;
-    room = [];
-    for (const resume of list) resume();
-  };
+  const room = waiters();
 
   async function pump(): Promise<void> {
     while (pending.length) {
@@ -40,7 +37,7 @@ export function answerQueue<T>(o: {
       // Calls go out first: a reservation waiting behind a group's rows would add to every call's time.
       if (o.yieldTo && pending.length < o.maxPending) await o.yieldTo();
       const group = pending.splice(0, o.maxGroup);
-      wake();
+      room.wakeAll();
       try {
         if (!failed) {
           await o.write(group);
@@ -59,14 +56,14 @@ export function answerQueue<T>(o: {
       }
     }
     running = undefined;
-    wake();
+    room.wakeAll();
   }
 
   return {
     async push(item: T): Promise<void> {
       pending.push(item);
       running ??= pump();
-      while (pending.length >= o.maxPending) await new Promise<void>((resume) => room.push(resume));
+      while (pending.length >= o.maxPending) await room.wait();
     },
     async drain(): Promise<void> {
       while (running) await running;

@@ -3,6 +3,7 @@ import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
 import type { CreditCeilingError } from "../../core/errors.js";
 import { type Ceiling, ceilingError, tryReserveCredits } from "./budget.js";
 import { type CallRecord, callRow, type StoredResponse } from "./ledger.js";
+import { waiters } from "./waiters.js";
 
 /** A reserved call's ledger id, or the fresh stored answer that makes the call needless. */
 export type Reserved = { callId: number } | { stored: StoredResponse };
@@ -31,7 +32,7 @@ interface Waiting {
 export function reservations(w: Warehouse, ceilings: Ceiling[], lookup?: StoredLookup) {
   const queue: Waiting[] = [];
   let running = false;
-  let idle: (() => void)[] = [];
+  const idle = waiters();
 
   async function pump(): Promise<void> {
     while (queue.length) {
@@ -62,9 +63,7 @@ export function reservations(w: Warehouse, ceilings: Ceiling[], lookup?: StoredL
       }
     }
     running = false;
-    const list = idle;
-    idle = [];
-    for (const resume of list) resume();
+    idle.wakeAll();
   }
 
   return {
@@ -77,8 +76,7 @@ export function reservations(w: Warehouse, ceilings: Ceiling[], lookup?: StoredL
         }
       }),
     /** Resolves when no reservation waits or runs: loading can take the database without delaying a call. */
-    idle: (): Promise<void> =>
-      running ? new Promise<void>((resume) => idle.push(resume)) : Promise.resolve(),
+    idle: (): Promise<void> => (running ? idle.wait() : Promise.resolve()),
   };
 }
 

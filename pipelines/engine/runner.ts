@@ -32,6 +32,7 @@ import {
 } from "./runs.js";
 import { ensureTable } from "./tables.js";
 import { ensureViews } from "./views.js";
+import { waiters } from "./waiters.js";
 
 /** What the runner needs of the Skill API client. */
 export interface SkillCaller {
@@ -317,19 +318,14 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     const planned = calls[Symbol.iterator]();
     const pages: PlannedCall[] = [];
     let active = 0;
-    let waiting: (() => void)[] = [];
-    const wake = () => {
-      const list = waiting;
-      waiting = [];
-      for (const resume of list) resume();
-    };
+    const waiting = waiters();
     const worker = async (): Promise<void> => {
       for (;;) {
         const call = pages.shift() ?? nextPlanned();
         if (!call) {
           // Nothing to take now, but a call in flight may still bring a next page.
           if (active === 0) return;
-          await new Promise<void>((resume) => waiting.push(resume));
+          await waiting.wait();
           continue;
         }
         active++;
@@ -340,14 +336,14 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
             if (next) {
               counters.callsPlanned++;
               pages.push(next);
-              wake();
+              waiting.wakeAll();
             }
             // The answer loads in the background: this worker's slot is free for the next call.
             if (got.answer) await answers.push(got.answer);
           }
         } finally {
           active--;
-          wake();
+          waiting.wakeAll();
         }
       }
     };
