@@ -108,7 +108,7 @@ async function sqliteTextType(w: Warehouse, table: string, column: string): Prom
 }
 
 /** The columns a table has now, typed as the warehouse stores them (SQLite: integer, real or text). */
-async function columnTypes(w: Warehouse, table: string): Promise<Map<string, ColumnType>> {
+export async function columnTypes(w: Warehouse, table: string): Promise<Map<string, ColumnType>> {
   if (w.adapter.dialect === "sqlite") {
     const r = await sql<{ name: string; type: string }>`
       select name, type from pragma_table_info(${table})`.execute(w.db);

@@ -1,5 +1,3 @@
-import { sql } from "kysely";
-import type { Warehouse } from "../../../connectors/warehouse/open.js";
 import type { ColumnType } from "../../../connectors/warehouse/types.js";
 import type { CsvRecord } from "./csv.js";
 
@@ -62,38 +60,4 @@ export function inferType(cells: (string | null)[]): ColumnType {
 /** Types of sample columns, from the records of a first batch. */
 export function inferColumns(names: string[], rows: CsvRecord[]): Map<string, ColumnType> {
   return new Map(names.map((n) => [n, inferType(rows.map((r) => r[n] ?? null))]));
-}
-
-const SQLITE: Record<string, ColumnType> = { integer: "integer", real: "number", text: "text" };
-const PG: Record<string, ColumnType> = {
-  bigint: "integer",
-  integer: "integer",
-  smallint: "integer",
-  "double precision": "number",
-  real: "number",
-  numeric: "number",
-  date: "date",
-  "timestamp with time zone": "timestamp",
-  "timestamp without time zone": "timestamp",
-  jsonb: "json",
-  json: "json",
-  boolean: "boolean",
-};
-
-/**
- * The columns a table already has and their types, so a column inferred by an earlier report
- * keeps its type (SQLite stores dates and JSON as text: they read back as text, which loads the same).
- */
-export async function tableColumnTypes(w: Warehouse, table: string): Promise<Map<string, ColumnType>> {
-  if (w.adapter.dialect === "sqlite") {
-    const r = await sql<{
-      name: string;
-      type: string;
-    }>`select name, type from pragma_table_info(${table})`.execute(w.db);
-    return new Map(r.rows.map((c) => [c.name, SQLITE[c.type.toLowerCase()] ?? "text"]));
-  }
-  const r = await sql<{ column_name: string; data_type: string }>`
-    select column_name, data_type from information_schema.columns
-    where table_name = ${table} and table_schema = current_schema()`.execute(w.db);
-  return new Map(r.rows.map((c) => [c.column_name, PG[c.data_type] ?? "text"]));
 }

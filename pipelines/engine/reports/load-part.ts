@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import type { Kysely } from "kysely";
 import type { AnyDB, Warehouse } from "../../../connectors/warehouse/open.js";
+import { columnTypes } from "../infer.js";
 import { insertRejects, markLoaded } from "../ledger.js";
 import type { LoadedPipeline } from "../load.js";
 import { writeRows } from "../loader.js";
@@ -8,7 +9,6 @@ import type { RecordContext } from "../mapping.js";
 import { ensureTable } from "../tables.js";
 import { type CsvBatch, REPORT_META_COLUMNS, readCsv } from "./csv.js";
 import { planCsvTable } from "./csv-table.js";
-import { tableColumnTypes } from "./infer.js";
 import { getJob, updateJob } from "./jobs.js";
 
 /** Rows written per INSERT statement batch; all batches of a part share one transaction. */
@@ -55,7 +55,7 @@ export async function loadPart(p: PartToLoad): Promise<PartLoaded> {
         first.value.header,
         first.value.columns,
         first.value.rows,
-        await tableColumnTypes(w, records.table),
+        await columnTypes(w, records.table),
       );
   // DDL outside the row transaction: SQLite has one connection, and new columns are additive anyway.
   if (table) await ensureTable(w, table.def);
