@@ -6,20 +6,9 @@ import { loadPrices } from "../../pipelines/engine/prices.js";
 import { runPipelines } from "../../pipelines/engine/runner.js";
 import { emulatorWithClient } from "../helpers/emulator.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
+import { prng } from "../reliability/support/prng.js";
 import { runChild } from "./child.js";
 import { builtin } from "./fixtures.js";
-
-// A small deterministic generator, so a failing trial can be replayed from its seed.
-function prng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe.each(WAREHOUSE_KINDS)("credit ceilings on %s", (kind) => {
   describe.skipIf(unavailable(kind))("", () => {
