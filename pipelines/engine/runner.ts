@@ -21,10 +21,9 @@ import { loadPrices, type PriceTable } from "./prices.js";
 import { runReportCalls } from "./reports/index.js";
 import { type Reserved, reservations } from "./reservations.js";
 import {
-  finishRun,
+  endRun,
   type RunCounters,
   type RunStatus,
-  runOutcome,
   startRun,
   type Trigger,
   updateRun,
@@ -235,16 +234,11 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     o.signal?.removeEventListener("abort", onAbort);
   }
 
-  const status = runOutcome({
+  const status = await endRun(w, runId, counters, {
     fatal,
-    ceiling: state.ceiling,
     aborted: o.signal?.aborted === true,
-    authFailure: state.authFailure,
-    callsFailed: counters.callsFailed,
-  });
-  await finishRun(w, runId, status, counters, {
-    stopReason: state.stopReason,
-    error: fatal instanceof Error ? fatal.message : failures[0]?.message,
+    state,
+    failures,
   });
   report();
   if (fatal) throw fatal;

@@ -161,3 +161,32 @@ export async function finishRun(
     .where("id", "=", id)
     .execute();
 }
+
+/**
+ * Ends a run the way every runner does: its status from runOutcome, written with its counters, the
+ * stop reason and the error (the fatal one, else the first call failure). Returns the status.
+ */
+export async function endRun(
+  w: Warehouse,
+  id: string,
+  counters: RunCounters,
+  o: {
+    fatal: unknown;
+    aborted: boolean;
+    state: { ceiling: boolean; authFailure: boolean; stopReason: string | undefined };
+    failures: { message: string }[];
+  },
+): Promise<RunStatus> {
+  const status = runOutcome({
+    fatal: o.fatal,
+    ceiling: o.state.ceiling,
+    aborted: o.aborted,
+    authFailure: o.state.authFailure,
+    callsFailed: counters.callsFailed,
+  });
+  await finishRun(w, id, status, counters, {
+    stopReason: o.state.stopReason,
+    error: o.fatal instanceof Error ? o.fatal.message : o.failures[0]?.message,
+  });
+  return status;
+}

@@ -8,7 +8,7 @@ import { requestHash } from "../hash.js";
 import { loadPipeline } from "../load.js";
 import { loadPrices, type PriceTable } from "../prices.js";
 import type { CallFailure, RunReporter, SkillCaller } from "../runner.js";
-import { finishRun, type RunCounters, type RunStatus, runOutcome, startRun, zeroCounters } from "../runs.js";
+import { endRun, type RunCounters, type RunStatus, startRun, zeroCounters } from "../runs.js";
 import type { JobContext, RunState } from "./context.js";
 import { createJob } from "./create.js";
 import { runReportJob } from "./index.js";
@@ -158,16 +158,11 @@ export async function retryReportJob(o: RetryOptions): Promise<RetryResult> {
   } catch (err) {
     fatal = err;
   }
-  const status = runOutcome({
+  const status = await endRun(w, runId, counters, {
     fatal,
-    ceiling: state.ceiling,
     aborted: o.signal?.aborted === true,
-    authFailure: state.authFailure,
-    callsFailed: counters.callsFailed,
-  });
-  await finishRun(w, runId, status, counters, {
-    stopReason: state.stopReason,
-    error: fatal instanceof Error ? fatal.message : ctx.failures[0]?.message,
+    state,
+    failures: ctx.failures,
   });
   if (fatal) throw fatal;
   // A new create made a new job (even when it was refused): show that one.
