@@ -92,15 +92,21 @@ describe.each(WAREHOUSE_KINDS)("report parts stored in pieces on %s", (kind) => 
       w = undefined;
     });
 
-    it("stores a part in several pieces with an empty body, and loads every row once", async () => {
-      setChunkBytes(8 * 1024);
-      const { emulator, client } = await emulatorWithClient({
+    /** An emulator with `parts` parts, pieces of `chunkBytes`, and a first run that succeeds. */
+    async function firstRun(parts: number, chunkBytes: number) {
+      setChunkBytes(chunkBytes);
+      const started = await emulatorWithClient({
         reportPendingPolls: 0,
-        reportParts: 2,
+        reportParts: parts,
         reportRowsPerPart: ROWS,
       });
       w = await openWarehouse(freshWarehouseUrl(kind));
-      expect((await run(w, client, fast(SIS), PARAMS)).status).toBe("succeeded");
+      expect((await run(w, started.client, fast(SIS), PARAMS)).status).toBe("succeeded");
+      return { ...started, w };
+    }
+
+    it("stores a part in several pieces with an empty body, and loads every row once", async () => {
+      const { emulator, client, w } = await firstRun(2, 8 * 1024);
       expect(await count(w, TABLE)).toBe(2 * ROWS);
       expect(await duplicates(w, TABLE)).toBe(0);
 
@@ -121,14 +127,7 @@ describe.each(WAREHOUSE_KINDS)("report parts stored in pieces on %s", (kind) => 
     });
 
     it("resumes a stored, not loaded part from its pieces without downloading it again", async () => {
-      setChunkBytes(8 * 1024);
-      const { emulator, client } = await emulatorWithClient({
-        reportPendingPolls: 0,
-        reportParts: 1,
-        reportRowsPerPart: ROWS,
-      });
-      w = await openWarehouse(freshWarehouseUrl(kind));
-      expect((await run(w, client, fast(SIS), PARAMS)).status).toBe("succeeded");
+      const { emulator, client, w } = await firstRun(1, 8 * 1024);
       const [before] = await storedDownloads(w);
       expect(before!.chunks).toBeGreaterThan(2);
       await rewind(w);
@@ -141,14 +140,7 @@ describe.each(WAREHOUSE_KINDS)("report parts stored in pieces on %s", (kind) => 
     });
 
     it("a part stored again replaces every piece of the earlier answer", async () => {
-      setChunkBytes(4 * 1024);
-      const { emulator, client } = await emulatorWithClient({
-        reportPendingPolls: 0,
-        reportParts: 1,
-        reportRowsPerPart: ROWS,
-      });
-      w = await openWarehouse(freshWarehouseUrl(kind));
-      expect((await run(w, client, fast(SIS), PARAMS)).status).toBe("succeeded");
+      const { emulator, client, w } = await firstRun(1, 4 * 1024);
       const [first] = await storedDownloads(w);
 
       // Downloaded again (paid twice, as a lost store would): fewer, bigger pieces.
@@ -183,14 +175,7 @@ describe.each(WAREHOUSE_KINDS)("report parts stored in pieces on %s", (kind) => 
     });
 
     it("loads a part stored whole in its row, as before pieces existed", async () => {
-      setChunkBytes(8 * 1024);
-      const { emulator, client } = await emulatorWithClient({
-        reportPendingPolls: 0,
-        reportParts: 1,
-        reportRowsPerPart: ROWS,
-      });
-      w = await openWarehouse(freshWarehouseUrl(kind));
-      expect((await run(w, client, fast(SIS), PARAMS)).status).toBe("succeeded");
+      const { emulator, client, w } = await firstRun(1, 8 * 1024);
       const [r] = await storedDownloads(w);
       const whole = (await wholeBody(w.db, r!.request_hash))!;
       // What migration 004 finds in a warehouse written before it: the body in the row, 0 pieces.
