@@ -2,7 +2,7 @@ import { ValidationError } from "../../core/errors.js";
 import { requestHash } from "./hash.js";
 import type { LoadedPipeline } from "./load.js";
 import { getPath } from "./mapping.js";
-import type { ParamValues } from "./params.js";
+import { type ParamValues, typedInput } from "./params.js";
 import { estimateCredits, type PriceTable } from "./prices.js";
 import { renderNumber, renderRequest } from "./template.js";
 
@@ -120,6 +120,7 @@ export function callFactory(
       };
     }
     const name = p.input!.name;
+    const declared = p.params[name];
     const batch = p.batch;
     if (batch) {
       const groups = packBatches(values, batch.size, batch.maxChars);
@@ -141,7 +142,7 @@ export function callFactory(
     return {
       count: values.length,
       at: (i) => ({
-        body: withPage(renderRequest(p.request, { ...params, [name]: values[i]! })),
+        body: withPage(renderRequest(p.request, { ...params, [name]: typedInput(values[i]!, declared) })),
         input: values[i],
         items: 1,
       }),
@@ -169,7 +170,10 @@ export function callFactory(
           ...i,
           // Name the pipeline's input and the member it fills; a long value (a data: URI) is shortened.
           path: [name],
-          message: `${preview(value)} → request member ${i.path.join(".") || "(body)"}: ${i.message}`,
+          message:
+            error.source === "input"
+              ? `${preview(value)}: ${i.message}`
+              : `${preview(value)} → request member ${i.path.join(".") || "(body)"}: ${i.message}`,
         })),
       ),
     );

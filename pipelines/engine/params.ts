@@ -93,6 +93,20 @@ function convertTagged(raw: ParamValue, def: ParamDef): { ok: ParamValue } | { e
 }
 
 /**
+ * An input value (input values arrive as text: from params, files, SQL, sheets) typed as the param
+ * of the same name is declared, so `"{{connection}}"` fills an integer member with an integer.
+ * Without such a declaration the text is kept. Throws ValidationError when it does not convert.
+ *
+ * @example typedInput("5", { type: "integer" }) // 5
+ */
+export function typedInput(value: string, def: ParamDef | undefined): ParamValue {
+  if (!def || def.type === "string") return value;
+  const r = convertTagged(value, def);
+  if ("error" in r) throw new ValidationError("input", [{ path: [], message: r.error }]);
+  return r.ok;
+}
+
+/**
  * Checks given params against a pipeline's declarations: names, types, enums, bounds, required
  * ones, single values for non-repeatable ones; fills defaults. Every problem is reported at once.
  */

@@ -346,8 +346,20 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
       const r = planned.next();
       return r.done ? undefined : r.value;
     }
-    await Promise.all(Array.from({ length: width }, worker)).finally(() => answers.drain().catch(() => {}));
+    // A worker that fails stops the others from taking calls; the calls they have in flight finish
+    // and are recorded (and loaded) before the error ends the run. Promise.all would leave them
+    // sending calls for a run already declared failed.
+    const ended = await Promise.allSettled(
+      Array.from({ length: width }, () =>
+        worker().catch((err: unknown) => {
+          pipelineState.stop = true;
+          throw err;
+        }),
+      ),
+    );
     await answers.drain();
+    const crashed = ended.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (crashed) throw crashed.reason;
     if (c.mapping.mode === "replace" && !state.stop && !pipelineState.stop && pipelineState.failed === 0) {
       await w.db.transaction().execute(async (trx) => {
         for (const t of [c.mapping.table, ...c.mapping.children]) await dropOtherRuns(trx, t.name, runId);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../../core/errors.js";
 import { packBatches } from "../../pipelines/engine/calls.js";
-import { parseParamFlags, resolveDate, resolveParams } from "../../pipelines/engine/params.js";
+import { parseParamFlags, resolveDate, resolveParams, typedInput } from "../../pipelines/engine/params.js";
 import { renderRequest } from "../../pipelines/engine/template.js";
 import { paramDefSchema } from "../../schema/pipeline.js";
 
@@ -48,6 +48,18 @@ describe("params", () => {
     expect(resolveDate("yesterday", now)).toBe("2026-02-28");
     expect(resolveDate("today-7", now)).toBe("2026-02-22");
     expect(resolveDate("2026-02-30", now)).toBeUndefined();
+  });
+});
+
+describe("input values", () => {
+  it("are typed as the param of the same name is declared, else kept as text", () => {
+    expect(typedInput("5", def({ type: "integer", min: 1 }))).toBe(5);
+    expect(typedInput("2.5", def({ type: "number" }))).toBe(2.5);
+    expect(typedInput("yes", def({ type: "boolean" }))).toBe(true);
+    expect(typedInput("007", def({}))).toBe("007");
+    expect(typedInput("007", undefined)).toBe("007");
+    expect(() => typedInput("0", def({ type: "integer", min: 1 }))).toThrow(/0 is below the minimum 1/);
+    expect(() => typedInput("five", def({ type: "integer" }))).toThrow(/"five" is not a whole number/);
   });
 });
 

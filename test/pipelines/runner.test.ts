@@ -290,6 +290,43 @@ describe.each(WAREHOUSE_KINDS)("runner on %s", (kind) => {
       expect(perKeyword.every((r) => Number(r.n) === 1)).toBe(true);
     });
 
+    it("an unexpected error in one call stops the other workers: no call is sent after the run ends", async () => {
+      const { emulator, client } = await emulatorWithClient({ latencyMs: 5 });
+      let sent = 0;
+      // A transport fault no SkillApiError describes (a bug, say): the runner cannot classify it.
+      const faulty = {
+        prepare: client.prepare.bind(client),
+        send: (req: Parameters<typeof client.send>[0]) => {
+          if (++sent === 6) return Promise.reject(new TypeError("socket exploded"));
+          return client.send(req);
+        },
+      };
+      const keyword = Array.from({ length: 200 }, (_, i) => `kw${i}`);
+      await expect(
+        runPipelines({
+          warehouse: w,
+          client: faulty,
+          pipelines: builtin("marketplace-search"),
+          params: { keyword },
+          concurrency: 4,
+        }),
+      ).rejects.toThrow("socket exploded");
+      const atEnd = sent;
+      // Only the calls already in flight when the error came were still sent.
+      expect(atEnd).toBeLessThanOrEqual(6 + 4);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(sent).toBe(atEnd);
+      // What they brought back was recorded and loaded before the run was declared failed.
+      const run = (await rows<{ status: string }>(w, "select status from skillsync_runs"))[0]!;
+      expect(run.status).toBe("failed");
+      const loaded = await rows<{ n: number }>(
+        w,
+        "select count(distinct keyword) as n from marketplace_search_results",
+      );
+      expect(Number(loaded[0]!.n)).toBe(emulator.ledger().chargedCalls);
+      expect(await count(w, "skillsync_calls", "outcome = 'succeeded'")).toBe(emulator.ledger().chargedCalls);
+    });
+
     it("stops dispatching at --max-credits, lets calls in flight finish, and resumes later", async () => {
       const { emulator, client } = await emulatorWithClient({ latencyMs: 20 });
       const keywords = Array.from({ length: 12 }, (_, i) => `kw${i}`);

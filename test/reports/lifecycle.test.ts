@@ -9,6 +9,17 @@ import { CREATE_SIS, count, DOWNLOAD, fast, jobs, ledgerOf, RANGE, rows, run, ST
 const SIS = "ads-sp-search-impression-share";
 const TABLE = "ads_sp_search_impression_share";
 
+/** The built-in impression-share report for several connections, one report at a time. */
+const oneAtATime = () => {
+  const p = fast(SIS);
+  return {
+    ...p,
+    concurrency: 1,
+    params: { ...p.params, connection: { ...p.params["connection"]!, repeatable: true } },
+    input: { name: "connection", from: { param: "connection" } },
+  } as typeof p;
+};
+
 describe.each(WAREHOUSE_KINDS)("report pipelines on %s", (kind) => {
   describe.skipIf(unavailable(kind))("", () => {
     let w: Warehouse | undefined;
@@ -222,6 +233,33 @@ describe.each(WAREHOUSE_KINDS)("report pipelines on %s", (kind) => {
       expect(s.counters.creditsSpent).toBe(0);
       expect((await jobs(w))[0]).toMatchObject({ status: "refused", report_id: null });
       expect(emulator.ledger().calls.map((c) => c.slug)).toEqual([CREATE_SIS]);
+    });
+
+    it("creates no further report once the pipeline has stopped at a 403", async () => {
+      const { emulator, client } = await emulatorWithClient({ deniedConnections: [9] });
+      const w = await open();
+      const s = await run(w, client, oneAtATime(), { connection: ["9", "1", "2"], ...RANGE });
+      expect(s.status).toBe("failed");
+      expect(s.failures.map((f) => f.code)).toEqual(["ACCESS"]);
+      expect(emulator.ledger().calls.map((c) => c.slug)).toEqual([CREATE_SIS]);
+      expect(emulator.ledger().totalCredits).toBe(0);
+    });
+
+    it("an unexpected error in one report job stops the others from being created", async () => {
+      const { emulator, client } = await emulatorWithClient({ reportPendingPolls: 1 });
+      const w = await open();
+      const faulty: typeof client = Object.create(client);
+      let creates = 0;
+      faulty.send = (req, opts) => {
+        if (req.slug === CREATE_SIS && ++creates === 2)
+          return Promise.reject(new TypeError("socket exploded"));
+        return client.send(req, opts);
+      };
+      await expect(
+        run(w, faulty, oneAtATime(), { connection: ["1", "2", "3", "4"], ...RANGE }),
+      ).rejects.toThrow("socket exploded");
+      expect(creates).toBe(2);
+      expect(emulator.ledger().calls.filter((c) => c.slug === CREATE_SIS).length).toBe(1);
     });
 
     it("loads a part that was downloaded but failed to load from the store, never downloading it again", async () => {
