@@ -2,6 +2,7 @@ import type { ColumnType, TableDef } from "../../connectors/warehouse/types.js";
 import type { ChildSpec, ColumnSpec, RecordsSpec } from "../../schema/pipeline.js";
 import { applyTransform, ConversionError, camelCase, toColumn } from "./convert.js";
 import { type ColumnInference, createInference, declareKeyColumns, INFER_STAGING } from "./infer.js";
+import { type FastRow, generateRow } from "./row-builder.js";
 
 export type Row = Record<string, unknown>;
 
@@ -37,6 +38,8 @@ interface CompiledColumn {
   consumes: string | undefined;
   /** The value depends on the response's context alone ($request, $param, $observedAt…): typed once per batch. */
   perBatch: boolean;
+  /** A plain read of the record (no transform): members to read, and the member tried when the first is absent. */
+  member?: { parts: string[]; alt: string | undefined } | undefined;
 }
 
 /** A per-batch value that could not be typed: every record of the batch is rejected with it. */
@@ -125,7 +128,14 @@ function compileColumn(name: string, spec: ColumnSpec): CompiledColumn {
         return typed(v === undefined ? readAlt(r) : v);
       }
     : (r) => typed(read(r));
-  return { name, type, get, consumes: from.includes(".") ? undefined : top, perBatch: false };
+  return {
+    name,
+    type,
+    get,
+    consumes: from.includes(".") ? undefined : top,
+    perBatch: false,
+    member: transform === undefined ? { parts: from.split("."), alt } : undefined,
+  };
 }
 
 interface CompiledTable {
@@ -133,6 +143,8 @@ interface CompiledTable {
   columns: CompiledColumn[];
   extra: string | false;
   consumed: Set<string>;
+  /** The row builder generated for this table (rowOf's fast path); undefined when it cannot be. */
+  fast: FastRow | undefined;
 }
 
 function compileTable(
@@ -148,7 +160,18 @@ function compileTable(
     ...(extra ? [{ name: extra, type: "json" as const }] : []),
     ...META_COLUMNS,
   ];
-  return { def: { name, columns: defCols, key }, columns: compiled, extra, consumed };
+  return {
+    def: { name, columns: defCols, key },
+    columns: compiled,
+    extra,
+    consumed,
+    fast: generateRow(compiled, extra, consumed),
+  };
+}
+
+/** The generated builder, when this batch's per-batch values could all be typed (else the slow way names the column). */
+function fastFor(t: CompiledTable, pre: BatchValue[]): FastRow | undefined {
+  return pre.some((v) => v instanceof BatchFailure) ? undefined : t.fast;
 }
 
 /** The values of a table's per-batch columns for one response (PER_RECORD for the others). */
@@ -165,6 +188,27 @@ function batchValues(t: CompiledTable, ctx: RecordContext): BatchValue[] {
 }
 
 function rowOf(
+  t: CompiledTable,
+  pre: BatchValue[],
+  fast: FastRow | undefined,
+  record: unknown,
+  index: number,
+  ctx: RecordContext,
+  skip: ReadonlySet<string>,
+): Row {
+  if (fast) {
+    try {
+      return fast(record, index, ctx, pre, skip);
+    } catch (err) {
+      // The generated builder only says that a value failed: the row is built again below, which
+      // names the column in the reason.
+      if (!(err instanceof ConversionError)) throw err;
+    }
+  }
+  return slowRow(t, pre, record, index, ctx, skip);
+}
+
+function slowRow(
   t: CompiledTable,
   pre: BatchValue[],
   record: unknown,
@@ -290,9 +334,11 @@ export function compileMapping(declared: RecordsSpec): CompiledMapping {
       const childRows: [number, Row][] = [];
       const parentPre = batchValues(parent, ctx);
       const childPre = childParts.map((c) => batchValues(c.table, ctx));
+      const parentFast = fastFor(parent, parentPre);
+      const childFast = childParts.map((c, p) => fastFor(c.table, childPre[p]!));
       asList(readRecords(data)).forEach((record, index) => {
         try {
-          const row = rowOf(parent, parentPre, record, index, ctx, childTops);
+          const row = rowOf(parent, parentPre, parentFast, record, index, ctx, childTops);
           for (const k of key) {
             if (row[k] === null || row[k] === undefined) {
               const missing = key.filter((m) => row[m] === null || row[m] === undefined);
@@ -307,7 +353,15 @@ export function compileMapping(declared: RecordsSpec): CompiledMapping {
               for (const element of asList(source.read(record))) {
                 position++;
                 const isScalar = element === null || typeof element !== "object";
-                const child = rowOf(c.table, childPre[p]!, isScalar ? {} : element, position - 1, ctx, NONE);
+                const child = rowOf(
+                  c.table,
+                  childPre[p]!,
+                  childFast[p],
+                  isScalar ? {} : element,
+                  position - 1,
+                  ctx,
+                  NONE,
+                );
                 for (const k of key) child[k] = row[k];
                 child["position"] = position;
                 for (let i = 0; i < c.setCols.length; i++) child[c.setCols[i]!] = source.setValues[i];
