@@ -38,7 +38,23 @@ export function keyOf(key: readonly string[]): (row: BulkRow) => unknown {
     const k = key[0]!;
     return (row) => row[k];
   }
-  return (row) => JSON.stringify(key.map((k) => row[k] ?? null));
+  // Text made by concatenation (twice as fast as JSON.stringify of an array): a tag per value and
+  // strings length-prefixed, so two different tuples never give the same text.
+  return (row) => {
+    let s = "";
+    for (const k of key) {
+      const v = row[k];
+      s +=
+        v === null || v === undefined
+          ? "\u0000"
+          : typeof v === "string"
+            ? `\u0001${v.length}:${v}`
+            : typeof v === "number"
+              ? `\u0002${v}`
+              : `\u0003${JSON.stringify(v)}`;
+    }
+    return s;
+  };
 }
 
 /** The rows with one row per key, the last of each (keys seen twice keep their first place). */

@@ -8,9 +8,13 @@ export class ConversionError extends Error {}
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})/;
 
+const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+// Arithmetic, not a Date per value. Years below 100 stay refused, as Date.UTC reads them as 19xx.
 function validDate(y: number, m: number, d: number): boolean {
-  const t = new Date(Date.UTC(y, m - 1, d));
-  return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
+  if (y < 100 || m < 1 || m > 12 || d < 1) return false;
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  return d <= (m === 2 && leap ? 29 : DAYS[m - 1]!);
 }
 
 function fromYmd(value: unknown): string | null {

@@ -165,7 +165,7 @@ function mergeNormalised(
   const parentName = mapping.table.name;
   const parentKey = keyOf(mapping.table.key);
   const lastWith = new Map<unknown, number>();
-  if (mapping.mode === "merge" && mapping.table.key.length) {
+  if (mapping.mode === "merge" && mapping.table.key.length && mapping.children.length) {
     each.forEach((n, i) => {
       for (const r of n.rows.get(parentName) ?? []) lastWith.set(parentKey(r), i);
     });
