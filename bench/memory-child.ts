@@ -3,12 +3,16 @@
  * emulator runs in a process of its own). Prints one JSON line: baseline, peak, RSS by quarter.
  *   memory-child.ts report ROWS [pgUrl] | calls COUNT [pgUrl]
  */
+import { keepHeapSmall } from "../cli/heap.js";
 import { SkillClient } from "../connectors/skill-api/client.js";
 import { DEMO_KEY } from "../emulator/index.js";
 import { loadPipeline } from "../pipelines/engine/load.js";
 import { runPipelines } from "../pipelines/engine/runner.js";
 import { startEmulatorProcess } from "./emulator-process.js";
 import { marketplaceRun, workspace } from "./workload.js";
+
+// As the CLI sets its own process up.
+keepHeapSmall();
 
 const [scenario, sizeText, pgUrl] = process.argv.slice(2);
 const size = Number(sizeText);

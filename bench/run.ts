@@ -14,6 +14,7 @@
 import { readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import pg from "pg";
+import { keepHeapSmall } from "../cli/heap.js";
 import { marketplacePages, patentBatches } from "./datasets.js";
 import { type LoadFigure, loadFigure } from "./load-throughput.js";
 import { compileForMemory, type MemoryFigure, memory } from "./memory.js";
@@ -21,6 +22,9 @@ import { type OverheadFigure, overhead } from "./overhead.js";
 import { type SaturationFigure, saturation } from "./saturation.js";
 import { grouped } from "./stats.js";
 import { type BenchResult, table } from "./table.js";
+
+// The runner figures run in this process: set up as the CLI sets up its own.
+keepHeapSmall();
 
 const argv = process.argv.slice(2);
 if (argv[0] === "--print") {

@@ -1,4 +1,7 @@
+import { keepHeapSmall } from "./heap.js";
 import { main } from "./main.js";
+
+keepHeapSmall();
 
 // `skillsync tables | head` closes our stdout early: that is the reader's choice, not an error.
 process.stdout.on("error", (err: NodeJS.ErrnoException) => {
