@@ -62,9 +62,10 @@ export interface CallPlan extends Iterable<PlannedCall> {
 export interface CallFactory {
   /**
    * Validates the request of every input value (throws one ValidationError naming each bad value,
-   * before anything is sent) and returns the calls to make, formed lazily.
+   * before anything is sent) and returns the calls to make, formed lazily. `checked`: these
+   * values passed that check already (preflight), so the pass is not made twice.
    */
-  initial(values: string[] | undefined): CallPlan;
+  initial(values: string[] | undefined, checked?: boolean): CallPlan;
   /** Every first call, formed now (plans and previews). */
   all(values: string[] | undefined): PlannedCall[];
   /** The next page after `call` answered `data`, or undefined when the pages end. */
@@ -186,9 +187,9 @@ export function callFactory(
 
   return {
     maxPages,
-    initial(values) {
+    initial(values, checked = false) {
       const list = firsts(values);
-      check(values, list);
+      if (!checked) check(values, list);
       return {
         count: list.count,
         *[Symbol.iterator]() {

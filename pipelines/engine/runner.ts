@@ -8,7 +8,7 @@ import { answerQueue } from "./answer-queue.js";
 import { type Ceiling, warehouseCeilings } from "./budget.js";
 import { callFactory, type PlannedCall, type Prepare } from "./calls.js";
 import { requestHash } from "./hash.js";
-import { resolveInput, type SheetReader } from "./inputs.js";
+import { resolveInput, type SheetReader, staticInput } from "./inputs.js";
 import { type CallRecord, freshResponses, isLoaded } from "./ledger.js";
 import { type LoadedPipeline, listBuiltinPipelines, loadPipeline } from "./load.js";
 import { type Answer, loadAnswers, storePaid } from "./load-response.js";
@@ -257,7 +257,8 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     const p = c.pipeline;
     const values = await resolveInput(p, { warehouse: w, params: c.params, sheet: o.sheet });
     const factory = callFactory(p, c.params, prices, o.client.prepare.bind(o.client));
-    const calls = factory.initial(values);
+    // Values from params, lists or files were validated by the preflight; SQL and sheet ones are now.
+    const calls = factory.initial(values, staticInput(p, c.params) !== "dynamic");
     counters.callsPlanned += calls.count;
     report(`${p.name}: ${calls.count} call(s) planned`);
     const ceilings = p.maxCredits
@@ -315,6 +316,8 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     const waiting = waiters();
     const worker = async (): Promise<void> => {
       for (;;) {
+        // Stopped (ceiling, refusal, interrupt, a worker's failure): the calls left are not even formed.
+        if (state.stop || pipelineState.stop) return;
         const call = pages.shift() ?? nextPlanned();
         if (!call) {
           // Nothing to take now, but a call in flight may still bring a next page.

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
+import { ValidationError } from "../../core/errors.js";
 import { runPipelines } from "../../pipelines/engine/runner.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
@@ -325,6 +326,49 @@ describe.each(WAREHOUSE_KINDS)("runner on %s", (kind) => {
       );
       expect(Number(loaded[0]!.n)).toBe(emulator.ledger().chargedCalls);
       expect(await count(w, "skillsync_calls", "outcome = 'succeeded'")).toBe(emulator.ledger().chargedCalls);
+    });
+
+    it("validates input values read by SQL, typed as their param, before sending any call", async () => {
+      const { emulator, client } = await emulatorWithClient();
+      const p = pipelineFrom(`name: sql-pages
+skill: marketplace-search
+params:
+  n: { type: integer, min: 1 }
+input: { name: n, from: { sql: "select '2' as n union all select 'x' union all select '0'" } }
+request: { keyword: kw, page: "{{n}}" }
+records: { path: products, table: sql_pages, mode: append, columns: { asin: text } }
+`);
+      const err = await runPipelines({ warehouse: w, client, pipelines: [p] }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ValidationError);
+      expect((err as Error).message).toContain('n: "x": "x" is not a whole number');
+      expect((err as Error).message).toContain('n: "0": 0 is below the minimum 1');
+      expect(emulator.ledger().calls).toHaveLength(0);
+    });
+
+    it("forms none of the calls left once a run has stopped at a ceiling", async () => {
+      const { client } = await emulatorWithClient();
+      let prepared = 0;
+      const counting = {
+        prepare: (slug: string, body: Record<string, unknown>) => {
+          prepared++;
+          return client.prepare(slug, body);
+        },
+        send: client.send.bind(client),
+      };
+      const keyword = Array.from({ length: 2000 }, (_, i) => `kw${i}`);
+      const s = await runPipelines({
+        warehouse: w,
+        client: counting as typeof client,
+        pipelines: builtin("marketplace-search"),
+        params: { keyword },
+        maxCredits: 3,
+        concurrency: 2,
+      });
+      expect(s.status).toBe("ceiling");
+      // Every request is validated once before anything is sent (the preflight); after the stop
+      // no call is formed (each formed call is prepared once more).
+      expect(prepared).toBeGreaterThanOrEqual(keyword.length);
+      expect(prepared).toBeLessThan(keyword.length + 20);
     });
 
     it("stops dispatching at --max-credits, lets calls in flight finish, and resumes later", async () => {
