@@ -1,5 +1,7 @@
 import { waiters } from "./waiters.js";
 
+const QUIET_TURNS = 4;
+
 /**
  * Answers waiting to be loaded, written in groups: whatever arrives while one group's transaction
  * runs goes into the next one (group commit). A worker hands its answer over and takes its next
@@ -35,7 +37,7 @@ export function answerQueue<T>(o: {
       // synchronous in SQLite: without this pause every group would hold one answer).
       await new Promise<void>((resume) => setImmediate(resume));
       // Calls go out first: a reservation waiting behind a group's rows would add to every call's time.
-      if (o.yieldTo && pending.length < o.maxPending) await o.yieldTo();
+      if (o.yieldTo) await callsFirst(o.yieldTo);
       const group = pending.splice(0, o.maxGroup);
       room.wakeAll();
       try {
@@ -57,6 +59,25 @@ export function answerQueue<T>(o: {
     }
     running = undefined;
     room.wakeAll();
+  }
+
+  /**
+   * Waits while calls are being reserved. Answers of calls sent together come back together, and
+   * each one's next call asks for its reservation a turn of the event loop after the last: so the
+   * group waits until a turn has passed with no new answer and nothing reserving (a few turns at
+   * most). Measured at C = 32: 0.90 → 0.925 of C / L. Not when the queue is full: then the
+   * workers wait for it.
+   */
+  async function callsFirst(idle: () => Promise<void>): Promise<void> {
+    for (let turn = 0; turn < QUIET_TURNS && pending.length < o.maxPending; turn++) {
+      await idle();
+      const before = pending.length;
+      await new Promise<void>((resume) => setImmediate(resume));
+      if (pending.length === before) {
+        await idle();
+        return;
+      }
+    }
   }
 
   return {
