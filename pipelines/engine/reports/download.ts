@@ -1,6 +1,5 @@
 import { createReadStream, writeFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { createGunzip, gzipSync } from "node:zlib";
@@ -11,6 +10,7 @@ import { getJob, type ReportJob, updateJob } from "./jobs.js";
 import { JsonMemberStream } from "./json-member.js";
 import { loadPart } from "./load-part.js";
 import { finishPaid, paidCall, reportCall, spoolStoredBody } from "./paid.js";
+import { spoolDir, sweepSpoolDirs } from "./spool-dir.js";
 import { streamDownload } from "./stream-download.js";
 
 /**
@@ -40,11 +40,12 @@ const EMPTY = gzipSync('{"content":""}');
  *
  * The part is loaded from a spool file holding exactly the stored bytes (written as the download
  * streams, or copied from the store a piece at a time on a resume), not from a buffer held for the whole load (16 MB
- * of compressed part at a million rows, more for a bigger part). A killed run can leave its
- * `skillsync-part-*` directory behind in the temporary directory.
+ * of compressed part at a million rows, more for a bigger part). A killed run leaves its
+ * `skillsync-part-<pid>-*` directory behind; the next download removes it.
  */
 export async function downloadParts(ctx: JobContext, start: ReportJob, planned: PlannedCall): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), "skillsync-part-"));
+  await sweepSpoolDirs();
+  const dir = await spoolDir();
   try {
     await downloadInto(ctx, start, planned, join(dir, "part.json.gz"));
   } finally {
