@@ -2,7 +2,7 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import { type Kysely, sql } from "kysely";
 import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
 import { redact } from "../../core/redact.js";
-import { wholeBody } from "./reports/chunks.js";
+import { bodyOf } from "./reports/chunks.js";
 
 export type CallOutcome = "reserved" | "succeeded" | "failed" | "ambiguous" | "cached" | "interrupted";
 
@@ -144,6 +144,32 @@ export async function freshResponse(
   return (await freshResponses(w.db, [hash], freshnessMs, runId)).get(hash);
 }
 
+/**
+ * Which of `hashes` have a stored answer younger than `freshnessMs` (or stored by `runId`): one
+ * query, no body read.
+ */
+export async function freshHashes(
+  db: Kysely<AnyDB>,
+  hashes: string[],
+  freshnessMs: number,
+  runId?: string,
+): Promise<string[]> {
+  if (!hashes.length) return [];
+  const rows = await db
+    .selectFrom("skillsync_responses")
+    .select(["request_hash", "received_at", "run_id"])
+    .where("request_hash", "in", hashes)
+    .execute();
+  const now = Date.now();
+  return rows
+    .filter((row) => {
+      const sameRun = runId !== undefined && row.run_id === runId;
+      const age = now - new Date(row.received_at as string).getTime();
+      return sameRun || (freshnessMs > 0 && age <= freshnessMs);
+    })
+    .map((row) => row.request_hash as string);
+}
+
 /** `freshResponse` for many requests: two queries at most (which are fresh, then their bodies). */
 export async function freshResponses(
   db: Kysely<AnyDB>,
@@ -152,32 +178,19 @@ export async function freshResponses(
   runId?: string,
 ): Promise<Map<string, StoredResponse>> {
   const out = new Map<string, StoredResponse>();
-  if (!hashes.length) return out;
+  const fresh = await freshHashes(db, hashes, freshnessMs, runId);
+  if (!fresh.length) return out;
   const rows = await db
     .selectFrom("skillsync_responses")
-    .select(["request_hash", "received_at", "run_id"])
-    .where("request_hash", "in", hashes)
+    .select(["request_hash", "body", "chunks", "received_at", "trace_id"])
+    .where("request_hash", "in", fresh)
     .execute();
-  const fresh = rows.filter((row) => {
-    const sameRun = runId !== undefined && row.run_id === runId;
-    const age = Date.now() - Date.parse(new Date(row.received_at as string).toISOString());
-    return sameRun || (freshnessMs > 0 && age <= freshnessMs);
-  });
-  if (!fresh.length) return out;
-  const bodies = await db
-    .selectFrom("skillsync_responses")
-    .select(["request_hash", "body", "received_at", "trace_id"])
-    .where(
-      "request_hash",
-      "in",
-      fresh.map((r) => r.request_hash as string),
-    )
-    .execute();
-  for (const row of bodies) {
+  for (const row of rows) {
     const hash = row.request_hash as string;
-    // An empty body is kept in pieces (a report part, see reports/chunks.ts).
-    const body = (row.body as Buffer).length > 0 ? (row.body as Buffer) : await wholeBody(db, hash);
-    const data = JSON.parse(gunzipSync(body ?? Buffer.alloc(0)).toString("utf8")) as Record<string, unknown>;
+    const data = JSON.parse(gunzipSync(await bodyOf(db, hash, row)).toString("utf8")) as Record<
+      string,
+      unknown
+    >;
     out.set(hash, {
       data,
       receivedAt: new Date(row.received_at as string).toISOString(),

@@ -1,7 +1,7 @@
 import type { Warehouse } from "../../connectors/warehouse/open.js";
 import { callFactory, type Prepare } from "./calls.js";
 import { resolveInput, type SheetReader } from "./inputs.js";
-import { freshResponse } from "./ledger.js";
+import { freshHashes } from "./ledger.js";
 import type { LoadedPipeline } from "./load.js";
 import type { ParamValue } from "./params.js";
 import { loadPrices, type PriceTable } from "./prices.js";
@@ -46,12 +46,14 @@ export async function planPipelines(o: {
     const values = await resolveInput(p, { warehouse: o.warehouse, params: c.params, sheet: o.sheet });
     const factory = callFactory(p, c.params, prices, o.prepare);
     const calls = factory.all(values);
-    let fromStore = 0;
-    let credits = 0;
-    for (const call of calls) {
-      if (await freshResponse(o.warehouse, call.hash, c.freshnessMs)) fromStore++;
-      else credits += call.credits;
+    // Which calls the store answers: one query per 500 calls, no stored body read.
+    const stored = new Set<string>();
+    for (let i = 0; i < calls.length; i += 500) {
+      const hashes = calls.slice(i, i + 500).map((x) => x.hash);
+      for (const h of await freshHashes(o.warehouse.db, hashes, c.freshnessMs)) stored.add(h);
     }
+    const fromStore = calls.filter((x) => stored.has(x.hash)).length;
+    const credits = calls.reduce((s, x) => (stored.has(x.hash) ? s : s + x.credits), 0);
     const morePages = calls.length * (factory.maxPages - 1);
     const perCall = calls.length ? calls.reduce((s, x) => s + x.credits, 0) / calls.length : 0;
     out.push({

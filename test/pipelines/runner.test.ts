@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
 import { ValidationError } from "../../core/errors.js";
+import { planPipelines } from "../../pipelines/engine/plan.js";
 import { runPipelines } from "../../pipelines/engine/runner.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
@@ -343,6 +344,28 @@ records: { path: products, table: sql_pages, mode: append, columns: { asin: text
       expect((err as Error).message).toContain('n: "x": "x" is not a whole number');
       expect((err as Error).message).toContain('n: "0": 0 is below the minimum 1');
       expect(emulator.ledger().calls).toHaveLength(0);
+    });
+
+    it("plans a repeated run as answered from the store: no credits, and a stale store is paid again", async () => {
+      const { emulator, client } = await emulatorWithClient();
+      const pipelines = builtin("marketplace-search");
+      const params = { keyword: ["a", "b", "c"] };
+      await runPipelines({ warehouse: w, client, pipelines, params: { keyword: ["a", "b"] } });
+      const plan = await planPipelines({
+        warehouse: w,
+        pipelines,
+        params,
+        prepare: client.prepare.bind(client),
+      });
+      expect(plan.pipelines[0]).toMatchObject({ calls: 3, fromStore: 2, credits: 1 });
+      const stale = await planPipelines({
+        warehouse: w,
+        pipelines: [{ ...pipelines[0]!, freshness: 0 }],
+        params,
+        prepare: client.prepare.bind(client),
+      });
+      expect(stale.pipelines[0]).toMatchObject({ calls: 3, fromStore: 0, credits: 3 });
+      expect(emulator.ledger().totalCalls).toBe(2);
     });
 
     it("forms none of the calls left once a run has stopped at a ceiling", async () => {

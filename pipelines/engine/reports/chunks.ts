@@ -84,32 +84,54 @@ async function chunkAt(db: Kysely<AnyDB>, hash: string, seq: number, count: numb
   return bytesOf(row.body);
 }
 
-/** Appends the `count` stored pieces of `hash` to an open file, one piece in memory at a time. */
-export async function writeChunks(db: Kysely<AnyDB>, hash: string, count: number, fd: number): Promise<void> {
-  for (let seq = 0; seq < count; seq++) {
-    const b = await chunkAt(db, hash, seq, count);
-    for (let at = 0; at < b.length; ) at += writeSync(fd, b, at);
-  }
+/** All of `b` into an open file, now: a local file takes a piece in microseconds. */
+export function writeAll(fd: number, b: Buffer): void {
+  for (let at = 0; at < b.length; ) at += writeSync(fd, b, at);
 }
 
-/** A chunked body joined whole: only for answers read whole anyway (JSON answers, tests). */
-export async function joinChunks(db: Kysely<AnyDB>, hash: string, count: number): Promise<Buffer> {
+/** The stored row of a request, as far as its body goes. */
+function storedRow(db: Kysely<AnyDB>, hash: string): Promise<StoredBodyRow | undefined> {
+  return db
+    .selectFrom("skillsync_responses")
+    .select(["body", "chunks"])
+    .where("request_hash", "=", hash)
+    .executeTakeFirst();
+}
+
+/**
+ * A stored row's gzipped body, whole, wherever it is kept (in the row, or joined from its pieces):
+ * for readers that parse the answer whole anyway. A report part is never read this way; it is
+ * spooled a piece at a time (`spoolStoredBody`).
+ */
+export async function bodyOf(db: Kysely<AnyDB>, hash: string, row: StoredBodyRow): Promise<Buffer> {
+  const count = chunkCount(row);
+  if (count === 0) return bytesOf(row.body);
   const pieces: Buffer[] = [];
   for (let seq = 0; seq < count; seq++) pieces.push(await chunkAt(db, hash, seq, count));
   return Buffer.concat(pieces);
 }
 
-/**
- * A stored response's gzipped body, whole, wherever it is kept: for readers that parse the answer
- * whole anyway. A report part is never read this way; it is spooled a piece at a time.
- */
+/** `bodyOf` the stored response of a request, if there is one. */
 export async function wholeBody(db: Kysely<AnyDB>, hash: string): Promise<Buffer | undefined> {
-  const row = await db
-    .selectFrom("skillsync_responses")
-    .select(["body", "chunks"])
-    .where("request_hash", "=", hash)
-    .executeTakeFirst();
-  if (!row) return undefined;
+  const row = await storedRow(db, hash);
+  return row && bodyOf(db, hash, row);
+}
+
+/**
+ * Writes the gzipped `data` stored for a request into `file`, one piece in memory at a time when it
+ * is kept in pieces (a whole body, stored before pieces existed or by storeResponse, in one write);
+ * false when nothing is stored.
+ */
+export async function spoolStoredBody(db: Kysely<AnyDB>, hash: string, file: string): Promise<boolean> {
+  const row = await storedRow(db, hash);
+  if (!row) return false;
   const count = chunkCount(row);
-  return count > 0 ? joinChunks(db, hash, count) : bytesOf(row.body);
+  const fd = openSync(file, "w");
+  try {
+    if (count === 0) writeAll(fd, bytesOf(row.body));
+    for (let seq = 0; seq < count; seq++) writeAll(fd, await chunkAt(db, hash, seq, count));
+  } finally {
+    closeSync(fd);
+  }
+  return true;
 }

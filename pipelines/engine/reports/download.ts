@@ -5,11 +5,12 @@ import type { Readable } from "node:stream";
 import { createGunzip, gzipSync } from "node:zlib";
 import { SkillClient } from "../../../connectors/skill-api/client.js";
 import type { PlannedCall } from "../calls.js";
+import { spoolStoredBody } from "./chunks.js";
 import { type JobContext, reportFailure, stopped } from "./context.js";
 import { getJob, type ReportJob, updateJob } from "./jobs.js";
 import { JsonMemberStream } from "./json-member.js";
 import { loadPart } from "./load-part.js";
-import { finishPaid, paidCall, reportCall, spoolStoredBody } from "./paid.js";
+import { finishPaid, paidCall, reportCall } from "./paid.js";
 import { spoolDir, sweepSpoolDirs } from "./spool-dir.js";
 import { streamDownload } from "./stream-download.js";
 

@@ -1,11 +1,10 @@
-import { closeSync, openSync, writeFileSync } from "node:fs";
 import type { Kysely } from "kysely";
 import type { AnyDB } from "../../../connectors/warehouse/open.js";
 import { requestHash } from "../hash.js";
 import { finishCall, storeResponse, upsertResponseRows } from "../ledger.js";
 import { type PaidCallSpec, type Sent, succeeded } from "../paid-call.js";
 import { estimateCredits } from "../prices.js";
-import { chunkCount, deleteChunks, storeChunks, writeChunks } from "./chunks.js";
+import { deleteChunks, storeChunks } from "./chunks.js";
 import type { JobContext } from "./context.js";
 
 export { type PaidOutcome, paidCall } from "../paid-call.js";
@@ -80,27 +79,4 @@ async function storeCompressed(
       received_at: receivedAt,
     },
   ]);
-}
-
-/**
- * Writes the gzipped `data` stored for a request into `file`, a piece at a time when it is kept in
- * pieces (a whole body, stored before chunks existed or by storeResponse, in one write); false
- * when nothing is stored.
- */
-export async function spoolStoredBody(db: Kysely<AnyDB>, hash: string, file: string): Promise<boolean> {
-  const row = await db
-    .selectFrom("skillsync_responses")
-    .select(["body", "chunks"])
-    .where("request_hash", "=", hash)
-    .executeTakeFirst();
-  if (!row) return false;
-  const count = chunkCount(row);
-  const fd = openSync(file, "w");
-  try {
-    if (count > 0) await writeChunks(db, hash, count, fd);
-    else writeFileSync(fd, Buffer.isBuffer(row.body) ? row.body : Buffer.from(row.body as Uint8Array));
-  } finally {
-    closeSync(fd);
-  }
-  return true;
 }

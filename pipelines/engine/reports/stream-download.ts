@@ -1,4 +1,4 @@
-import { closeSync, openSync, writeSync } from "node:fs";
+import { closeSync, openSync } from "node:fs";
 import { type Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
@@ -14,6 +14,7 @@ import { interpretResponse } from "../../../connectors/skill-api/response.js";
 import { backoffDelay, sleep } from "../../../connectors/skill-api/retry.js";
 import { redact } from "../../../core/redact.js";
 import { genericData, getOperation, operationPath } from "../../../schema/catalog.js";
+import { writeAll } from "./chunks.js";
 import { JsonMemberStream, JsonStreamError } from "./json-member.js";
 
 /** A download answered and kept: `data` without its content; the whole `data`, gzipped, is in the spool file. */
@@ -121,11 +122,6 @@ async function once(config: SkillApiConfig, slug: string, body: Record<string, u
   } finally {
     await client.close().catch(() => {});
   }
-}
-
-/** All of it, now: a local file takes a piece in microseconds. */
-function writeAll(fd: number, b: Buffer): void {
-  for (let at = 0; at < b.length; ) at += writeSync(fd, b, at);
 }
 
 /**
