@@ -87,7 +87,6 @@ async function reserveGroup(
   group: Waiting[],
 ): Promise<(number | CreditCeilingError)[]> {
   const out: (number | CreditCeilingError | undefined)[] = group.map(() => undefined);
-  if (!group.length) return [];
   const total = group.reduce((s, g) => s + g.record.credits, 0);
   // The whole group at once when it fits (the common case: one UPDATE per ceiling); else call by call.
   const together = group.length > 1 && (await tryReserveCredits(trx, ceilings, total)) === undefined;

@@ -255,10 +255,13 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
 
   async function runOne(c: Compiled): Promise<void> {
     const p = c.pipeline;
-    const values = await resolveInput(p, { warehouse: w, params: c.params, sheet: o.sheet });
+    // Values from params, lists or files are what the preflight read and validated; SQL and sheet
+    // ones are read, and validated, now.
+    const known = staticInput(p, c.params);
+    const values =
+      known === "dynamic" ? await resolveInput(p, { warehouse: w, params: c.params, sheet: o.sheet }) : known;
     const factory = callFactory(p, c.params, prices, o.client.prepare.bind(o.client));
-    // Values from params, lists or files were validated by the preflight; SQL and sheet ones are now.
-    const calls = factory.initial(values, staticInput(p, c.params) !== "dynamic");
+    const calls = factory.initial(values, known !== "dynamic");
     counters.callsPlanned += calls.count;
     report(`${p.name}: ${calls.count} call(s) planned`);
     const ceilings = p.maxCredits
@@ -387,7 +390,6 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     reserve: (record: CallRecord) => Promise<Reserved>,
     ps: { stop: boolean; failed: number },
   ): Promise<{ data: unknown; answer: Answer | undefined } | undefined> {
-    if (state.stop || ps.stop) return undefined;
     const p = c.pipeline;
     const loaded = resumed && (await isLoaded(w, runId, p.name, call.hash));
     // The store is looked at and, when it has no fresh answer, the call reserved: both in one
