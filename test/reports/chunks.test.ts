@@ -6,10 +6,9 @@ import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.j
 import { responseChunks } from "../../migrations/004_response_chunks.js";
 import { freshResponse } from "../../pipelines/engine/ledger.js";
 import { CHUNK_BYTES, setChunkBytes, wholeBody } from "../../pipelines/engine/reports/chunks.js";
-import { updateJob } from "../../pipelines/engine/reports/jobs.js";
 import { emulatorWithClient } from "../helpers/emulator.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
-import { count, DOWNLOAD, duplicates, fast, jobs, ledgerOf, RANGE, rows, run, tapped } from "./helpers.js";
+import { count, DOWNLOAD, duplicates, fast, ledgerOf, RANGE, rewind, rows, run, tapped } from "./helpers.js";
 
 const SIS = "ads-sp-search-impression-share";
 const TABLE = "ads_sp_search_impression_share";
@@ -42,19 +41,6 @@ async function piecesOf(w: Warehouse, hash: string): Promise<number[]> {
 }
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
-
-/** As a crash between the store and the load leaves the job (or, `redownload`, before the store). */
-async function rewind(w: Warehouse, redownload = false): Promise<void> {
-  await w.db.deleteFrom(TABLE).execute();
-  const [job] = await jobs(w);
-  await updateJob(w.db, job!.id, {
-    status: "downloading",
-    partsLoaded: [],
-    rowsLoaded: 0,
-    finishedAt: null,
-    ...(redownload ? { partsDownloaded: [] } : {}),
-  });
-}
 
 /** The CSV the service gives for a stored download's request, asked again whole. */
 async function contentOf(client: SkillClient, request: unknown): Promise<string> {
@@ -130,7 +116,7 @@ describe.each(WAREHOUSE_KINDS)("report parts stored in pieces on %s", (kind) => 
       const { emulator, client, w } = await firstRun(1, 8 * 1024);
       const [before] = await storedDownloads(w);
       expect(before!.chunks).toBeGreaterThan(2);
-      await rewind(w);
+      await rewind(w, TABLE);
 
       expect((await run(w, client, fast(SIS), PARAMS)).status).toBe("succeeded");
       expect(await count(w, TABLE)).toBe(ROWS);
@@ -145,7 +131,7 @@ describe.each(WAREHOUSE_KINDS)("report parts stored in pieces on %s", (kind) => 
 
       // Downloaded again (paid twice, as a lost store would): fewer, bigger pieces.
       setChunkBytes(32 * 1024);
-      await rewind(w, true);
+      await rewind(w, TABLE, true);
       expect((await run(w, client, fast(SIS), PARAMS)).status).toBe("succeeded");
       const [second] = await storedDownloads(w);
       expect(second!.request_hash).toBe(first!.request_hash);
@@ -155,7 +141,7 @@ describe.each(WAREHOUSE_KINDS)("report parts stored in pieces on %s", (kind) => 
       expect(await count(w, TABLE)).toBe(ROWS);
 
       // Answered whole by a client that does not stream: the body goes in the row, no piece stays.
-      await rewind(w, true);
+      await rewind(w, TABLE, true);
       expect(
         (
           await run(
@@ -185,7 +171,7 @@ describe.each(WAREHOUSE_KINDS)("report parts stored in pieces on %s", (kind) => 
         .set({ body: whole, chunks: 0 })
         .where("request_hash", "=", r!.request_hash)
         .execute();
-      await rewind(w);
+      await rewind(w, TABLE);
 
       expect((await run(w, client, fast(SIS), PARAMS)).status).toBe("succeeded");
       expect(await count(w, TABLE)).toBe(ROWS);

@@ -4,6 +4,7 @@ import type { Warehouse } from "../../connectors/warehouse/open.js";
 import type { Emulator } from "../../emulator/index.js";
 import { type LoadedPipeline, loadPipeline } from "../../pipelines/engine/load.js";
 import type { ParamValue } from "../../pipelines/engine/params.js";
+import { updateJob } from "../../pipelines/engine/reports/jobs.js";
 import { type RunSummary, runPipelines, type SkillCaller } from "../../pipelines/engine/runner.js";
 
 export const CREATE_SIS = "marketplace-ads-sp-search-impression-share-report";
@@ -96,4 +97,20 @@ export async function duplicates(w: Warehouse, table: string): Promise<number> {
      group by report_id, report_part, report_row having count(*) > 1) d`,
   );
   return Number(r[0]?.n ?? 0);
+}
+
+/**
+ * As a crash between the store and the load leaves the first job: its parts downloaded and stored,
+ * not loaded (`redownload`: as a crash before the store leaves it, nothing downloaded).
+ */
+export async function rewind(w: Warehouse, table: string, redownload = false): Promise<void> {
+  await w.db.deleteFrom(table).execute();
+  const [job] = await jobs(w);
+  await updateJob(w.db, job!.id, {
+    status: "downloading",
+    partsLoaded: [],
+    rowsLoaded: 0,
+    finishedAt: null,
+    ...(redownload ? { partsDownloaded: [] } : {}),
+  });
 }

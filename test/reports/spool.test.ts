@@ -7,11 +7,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TransportError } from "../../connectors/skill-api/errors.js";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
 import { wholeBody } from "../../pipelines/engine/reports/chunks.js";
-import { updateJob } from "../../pipelines/engine/reports/jobs.js";
 import { streamDownload } from "../../pipelines/engine/reports/stream-download.js";
 import { emulatorWithClient } from "../helpers/emulator.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
-import { count, DOWNLOAD, duplicates, fast, jobs, ledgerOf, RANGE, rows, run } from "./helpers.js";
+import { count, DOWNLOAD, duplicates, fast, jobs, ledgerOf, RANGE, rewind, rows, run } from "./helpers.js";
 
 const SIS = "ads-sp-search-impression-share";
 const TABLE = "ads_sp_search_impression_share";
@@ -97,14 +96,7 @@ describe.each(WAREHOUSE_KINDS)("a large report part through the spool file on %s
       const params = { connection: ["5"], ...RANGE };
       expect((await run(w, client, fast(SIS), params)).status).toBe("succeeded");
       // As a crash between the store and the load leaves it: downloaded, not loaded.
-      await w.db.deleteFrom(TABLE).execute();
-      const [job] = await jobs(w);
-      await updateJob(w.db, job!.id, {
-        status: "downloading",
-        partsLoaded: [],
-        rowsLoaded: 0,
-        finishedAt: null,
-      });
+      await rewind(w, TABLE);
       const again = await run(w, client, fast(SIS), params);
       expect(again.status).toBe("succeeded");
       expect(await count(w, TABLE)).toBe(ROWS);
