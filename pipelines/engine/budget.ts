@@ -11,7 +11,7 @@ export interface Ceiling {
 }
 
 // Floating-point sums of prices like 0.1 must not refuse a call that fits exactly.
-const EPSILON = 1e-9;
+export const EPSILON = 1e-9;
 
 export const dayScope = (d = new Date()) => `daily:${d.toISOString().slice(0, 10)}`;
 export const monthScope = (d = new Date()) => `monthly:${d.toISOString().slice(0, 7)}`;

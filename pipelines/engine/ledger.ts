@@ -160,14 +160,17 @@ export async function freshHashes(
     .select(["request_hash", "received_at", "run_id"])
     .where("request_hash", "in", hashes)
     .execute();
+  const fresh = isFresh(freshnessMs, runId);
+  return rows.filter(fresh).map((row) => row.request_hash as string);
+}
+
+/** A stored answer's row (`received_at`, `run_id`) that may answer a call instead of paying for it. */
+export function isFresh(freshnessMs: number, runId?: string) {
   const now = Date.now();
-  return rows
-    .filter((row) => {
-      const sameRun = runId !== undefined && row.run_id === runId;
-      const age = now - new Date(row.received_at as string).getTime();
-      return sameRun || (freshnessMs > 0 && age <= freshnessMs);
-    })
-    .map((row) => row.request_hash as string);
+  return (row: { received_at: unknown; run_id: unknown }): boolean => {
+    if (runId !== undefined && row.run_id === runId) return true;
+    return freshnessMs > 0 && now - new Date(row.received_at as string).getTime() <= freshnessMs;
+  };
 }
 
 /** `freshResponse` for many requests: two queries at most (which are fresh, then their bodies). */

@@ -2,14 +2,12 @@ import type { Kysely } from "kysely";
 import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
 import type { CreditCeilingError } from "../../core/errors.js";
 import { type Ceiling, ceilingError, tryReserveCredits } from "./budget.js";
-import { type CallRecord, callRow, type StoredResponse } from "./ledger.js";
+import { type CallRecord, callRow, freshResponses, type StoredResponse } from "./ledger.js";
+import { type FreshRule, reserveWholeGroup } from "./reserve-sqlite.js";
 import { waiters } from "./waiters.js";
 
 /** A reserved call's ledger id, or the fresh stored answer that makes the call needless. */
 export type Reserved = { callId: number } | { stored: StoredResponse };
-
-/** Finds fresh stored answers among request hashes (ledger.ts `freshResponses`, bound to a run). */
-export type StoredLookup = (db: Kysely<AnyDB>, hashes: string[]) => Promise<Map<string, StoredResponse>>;
 
 interface Waiting {
   record: CallRecord;
@@ -22,14 +20,15 @@ interface Waiting {
  * together in the next (group commit). Each call still gets its credits held against every ceiling
  * and its `reserved` ledger row, durably, before it is sent — in one commit for the group instead
  * of one per call. A call a ceiling would pass is refused alone (CreditCeilingError); the others of
- * its group are reserved. With `lookup`, the group first looks for fresh stored answers (one query
- * for the group): a call answered from the store is not reserved.
+ * its group are reserved. With `fresh`, the group first looks for fresh stored answers (one query
+ * for the group): a call answered from the store is not reserved. On SQLite the usual group (no
+ * fresh answer, all of it fits) is reserved in one synchronous transaction (reserve-sqlite.ts).
  *
  * @example
- * const { reserve } = reservations(warehouse, ceilings);
+ * const { reserve } = reservations(warehouse, ceilings, { freshnessMs: 0, runId });
  * const r = await reserve({ runId, pipeline, skill, requestHash, credits: 1 }); // { callId }: send it
  */
-export function reservations(w: Warehouse, ceilings: Ceiling[], lookup?: StoredLookup) {
+export function reservations(w: Warehouse, ceilings: Ceiling[], fresh?: FreshRule) {
   const queue: Waiting[] = [];
   let running = false;
   const idle = waiters();
@@ -40,10 +39,20 @@ export function reservations(w: Warehouse, ceilings: Ceiling[], lookup?: StoredL
       await new Promise<void>((resume) => setImmediate(resume));
       const group = queue.splice(0, 64);
       try {
+        const whole = await reserveWholly(group.map((g) => g.record));
+        if (whole) {
+          for (const [i, g] of group.entries()) g.resolve({ callId: whole[i]! });
+          continue;
+        }
         // Looked up before the transaction: in SQLite a transaction that reads first cannot wait
         // for the write lock another process holds (it fails at once with "database is locked").
-        const stored = lookup
-          ? await lookup(w.db, [...new Set(group.map((g) => g.record.requestHash))])
+        const stored = fresh
+          ? await freshResponses(
+              w.db,
+              [...new Set(group.map((g) => g.record.requestHash))],
+              fresh.freshnessMs,
+              fresh.runId,
+            )
           : undefined;
         const toReserve = stored?.size ? group.filter((g) => !stored.has(g.record.requestHash)) : group;
         const ids = toReserve.length
@@ -64,6 +73,14 @@ export function reservations(w: Warehouse, ceilings: Ceiling[], lookup?: StoredL
     }
     running = false;
     idle.wakeAll();
+  }
+
+  /** SQLite's one-transaction path for the usual group; undefined: the general path decides. */
+  async function reserveWholly(records: CallRecord[]): Promise<number[] | undefined> {
+    const raw = w.raw;
+    if (raw.kind !== "sqlite") return undefined;
+    // Holding Kysely's one connection: no other statement can run inside the raw transaction.
+    return w.db.connection().execute(async () => reserveWholeGroup(raw.database, ceilings, records, fresh));
   }
 
   return {

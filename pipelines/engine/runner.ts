@@ -9,7 +9,7 @@ import { type Ceiling, warehouseCeilings } from "./budget.js";
 import { callFactory, type PlannedCall, type Prepare } from "./calls.js";
 import { requestHash } from "./hash.js";
 import { resolveInput, type SheetReader, staticInput } from "./inputs.js";
-import { type CallRecord, freshResponses, isLoaded } from "./ledger.js";
+import { type CallRecord, isLoaded } from "./ledger.js";
 import { type LoadedPipeline, listBuiltinPipelines, loadPipeline } from "./load.js";
 import { type Answer, loadAnswers, storePaid } from "./load-response.js";
 import { dropOtherRuns } from "./loader.js";
@@ -289,9 +289,7 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
       return runReportCalls({ ...run, ...c, warehouse: w, client: o.client });
     }
     const pipelineState = { stop: false, failed: 0 };
-    const reserving = reservations(w, ceilings, (db, hashes) =>
-      freshResponses(db, hashes, c.freshnessMs, runId),
-    );
+    const reserving = reservations(w, ceilings, { freshnessMs: c.freshnessMs, runId });
     const width = Math.max(1, Math.min(concurrency, p.concurrency ?? concurrency));
     const answers = answerQueue<Answer>({
       write: async (group) => {

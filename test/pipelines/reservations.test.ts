@@ -2,8 +2,9 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { migrateToLatest } from "../../connectors/warehouse/migrate.js";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
 import { CreditCeilingError } from "../../core/errors.js";
-import { freshResponses, storeResponse } from "../../pipelines/engine/ledger.js";
-import { reservations, type StoredLookup } from "../../pipelines/engine/reservations.js";
+import { storeResponse } from "../../pipelines/engine/ledger.js";
+import { reservations } from "../../pipelines/engine/reservations.js";
+import type { FreshRule } from "../../pipelines/engine/reserve-sqlite.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
 import { rows } from "./fixtures.js";
 
@@ -24,8 +25,8 @@ describe.each(WAREHOUSE_KINDS)("calls reserved in groups on %s", (kind) => {
       return () => w.close();
     });
 
-    const settle = (credits: number[], limit: number, lookup?: StoredLookup) => {
-      const { reserve } = reservations(w, [{ scope: "cap", limit, label: "--max-credits" }], lookup);
+    const settle = (credits: number[], limit: number, fresh?: FreshRule) => {
+      const { reserve } = reservations(w, [{ scope: "cap", limit, label: "--max-credits" }], fresh);
       // Asked in the same turn: they share reservation transactions.
       return Promise.allSettled(credits.map((c, i) => reserve(record(i, c))));
     };
@@ -79,6 +80,50 @@ describe.each(WAREHOUSE_KINDS)("calls reserved in groups on %s", (kind) => {
       expect(Number(n[0]!.n)).toBe(25);
     });
 
+    it("reserves a group that fits in one go once the ceiling's row exists: each call its own row and id", async () => {
+      await settle([1], 100); // creates the ceiling's row
+      const { reserve } = reservations(w, [{ scope: "cap", limit: 100, label: "--max-credits" }]);
+      const out = await Promise.all([2, 3, 4, 5].map((c, i) => reserve(record(10 + i, c))));
+      const ledger = await rows<{ id: number; request_hash: string; credits: number }>(
+        w,
+        "select id, request_hash, credits from skillsync_calls where request_hash != 'h0' order by id",
+      );
+      expect(ledger.map((r) => [r.request_hash, Number(r.credits)])).toEqual([
+        ["h10", 2],
+        ["h11", 3],
+        ["h12", 4],
+        ["h13", 5],
+      ]);
+      expect(out).toEqual(ledger.map((r) => ({ callId: Number(r.id) })));
+      const budget = await rows<{ reserved: number }>(
+        w,
+        "select reserved from skillsync_budgets where scope = 'cap'",
+      );
+      expect(Number(budget[0]!.reserved)).toBe(15);
+    });
+
+    it("does not reserve a group whole when one of its calls has a fresh stored answer", async () => {
+      await settle([1], 100, { freshnessMs: 60_000, runId: "run-1" }); // the ceiling's row exists
+      await storeResponse(w.db, {
+        hash: "h2",
+        skill: "marketplace-search",
+        request: {},
+        data: { stored: "h2" },
+        traceId: null,
+        runId: "older-run",
+        receivedAt: new Date().toISOString(),
+      });
+      const out = await settle([1, 1, 1], 100, { freshnessMs: 60_000, runId: "run-1" });
+      expect(
+        out.map((o) => o.status === "fulfilled" && ("stored" in o.value ? "stored" : "reserved")),
+      ).toEqual(["reserved", "reserved", "stored"]);
+      const n = await rows<{ n: number }>(
+        w,
+        "select count(*) as n from skillsync_calls where request_hash = 'h2'",
+      );
+      expect(Number(n[0]!.n)).toBe(0);
+    });
+
     it("answers a call from a fresh stored answer instead of reserving it; a stale one is reserved", async () => {
       for (const hash of ["h1", "h3"]) {
         await storeResponse(w.db, {
@@ -91,7 +136,7 @@ describe.each(WAREHOUSE_KINDS)("calls reserved in groups on %s", (kind) => {
           receivedAt: new Date().toISOString(),
         });
       }
-      const out = await settle([1, 1, 1, 1], 10, (db, hashes) => freshResponses(db, hashes, 60_000, "run-1"));
+      const out = await settle([1, 1, 1, 1], 10, { freshnessMs: 60_000, runId: "run-1" });
       expect(
         out.map((o) =>
           o.status === "fulfilled" ? ("stored" in o.value ? o.value.stored.data : "reserved") : "refused",
@@ -103,7 +148,7 @@ describe.each(WAREHOUSE_KINDS)("calls reserved in groups on %s", (kind) => {
       );
       expect(Number(budget[0]!.reserved)).toBe(2);
       // Outside the freshness window (0: never fresh) and from another run: reserved and paid again.
-      const stale = await settle([1, 1], 10, (db, hashes) => freshResponses(db, hashes, 0, "run-1"));
+      const stale = await settle([1, 1], 10, { freshnessMs: 0, runId: "run-1" });
       expect(stale.map((o) => o.status === "fulfilled" && "callId" in o.value)).toEqual([true, true]);
     });
   });
