@@ -1,4 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { openWarehouse } from "../../connectors/warehouse/open.js";
+import { loadPipeline } from "../../pipelines/engine/load.js";
+import { runPipelines } from "../../pipelines/engine/runner.js";
+import { emulatorWithClient } from "../helpers/emulator.js";
 import { type AddonEnv, pause, useAddon } from "./setup.js";
 
 const addon = useAddon();
@@ -144,5 +148,47 @@ describe("Run a pipeline", () => {
     const written = project.call("writeRunTable", started.runId, "Partial");
     expect(written).toMatchObject({ tab: "Partial", complete: true, written: last.rows.written });
     expect(project.spreadsheet.getSheetByName("Partial")!.dump()).toHaveLength(1 + last.rows.written);
+  });
+
+  it("Runs and credits also lists the warehouse's runs made beside the server (CLI, scheduler), each once", async () => {
+    const env = await addon.start();
+    const { project } = env;
+    const started = project.call("startRun", {
+      pipeline: "marketplace-search",
+      params: { keyword: ["usb hub"] },
+      maxCredits: 5,
+    });
+    await pollUntilFinished(env, started.runId);
+    // Runs the server never queued: as `skillsync run` and `skillsync schedule` make them, on the
+    // same warehouse file.
+    const { client } = await emulatorWithClient();
+    const w = await openWarehouse(env.warehouseUrl);
+    try {
+      for (const [keyword, trigger] of [
+        ["desk lamp", "manual"],
+        ["garden hose", "schedule"],
+      ] as const) {
+        const s = await runPipelines({
+          warehouse: w,
+          client,
+          pipelines: [loadPipeline("marketplace-search")],
+          params: { keyword: [keyword] },
+          trigger,
+        });
+        expect(s.status).toBe("succeeded");
+      }
+    } finally {
+      await w.close();
+    }
+    const view = project.call("getRunsAndCredits");
+    // The server's queue first; then the others, newest first. The server's own run is not listed twice.
+    expect(view.runs.map((r: { runId: string }) => r.runId)).toHaveLength(3);
+    expect(view.runs[0]).toMatchObject({ runId: started.runId, status: "succeeded" });
+    expect(view.runs.slice(1)).toEqual([
+      expect.objectContaining({ pipeline: "marketplace-search", status: "succeeded", finished: true }),
+      expect.objectContaining({ pipeline: "marketplace-search", status: "succeeded", finished: true }),
+    ]);
+    expect(view.runs[1].startedAt >= view.runs[2].startedAt).toBe(true);
+    expect(view.runs[1].line).toMatch(/^succeeded · 1 of 1 call · 1 credit/);
   });
 });

@@ -13,6 +13,8 @@ export interface AddonEnv {
   /** A plain HTTP server answering 502 with HTML, like a proxy whose upstream is down. */
   htmlUrl: string;
   backend: Backend;
+  /** The server's warehouse (a SQLite file), for runs made beside it (the CLI, the scheduler). */
+  warehouseUrl: string;
   /** A signed request from the test itself, on the simulated clock. */
   // biome-ignore lint/suspicious/noExplicitAny: tests read answers loosely and assert on them
   api(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }>;
@@ -50,9 +52,10 @@ export function useAddon(): { start(o?: { settings?: boolean }): Promise<AddonEn
       const b = backend!;
       const project = new GasProject(b);
       projects.push(project);
+      const warehouseUrl = freshWarehouseUrl("sqlite");
       const { url, htmlUrl } = await b.command<{ url: string; htmlUrl: string }>({
         type: "start",
-        warehouseUrl: freshWarehouseUrl("sqlite"),
+        warehouseUrl,
         secret: SECRET,
         maxCredits: 50,
         clock: project.clock.buffer,
@@ -83,7 +86,7 @@ export function useAddon(): { start(o?: { settings?: boolean }): Promise<AddonEn
           await new Promise((res) => setTimeout(res, 20));
         }
       };
-      return { project, url, htmlUrl, backend: b, api, runPipeline };
+      return { project, url, htmlUrl, backend: b, warehouseUrl, api, runPipeline };
     },
   };
 }
