@@ -389,7 +389,6 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     ps: { stop: boolean; failed: number },
   ): Promise<{ data: unknown; answer: Answer | undefined } | undefined> {
     const p = c.pipeline;
-    const loaded = resumed && (await isLoaded(w, runId, p.name, call.hash));
     // The store is looked at and, when it has no fresh answer, the call reserved: both in one
     // transaction shared with the calls asking at the same moment.
     const first = await reserve({
@@ -402,7 +401,9 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     if ("stored" in first) {
       const { stored } = first;
       counters.callsCached++;
-      if (loaded) {
+      // Whether the crashed attempt loaded it matters only for an answer found in the store (a paid
+      // answer is stored in its load's transaction): a resumed run asks for these, not every call.
+      if (resumed && (await isLoaded(w, runId, p.name, call.hash))) {
         counters.callsDone++;
         report();
         // Loaded before the crash: nothing to write, but its next page still follows.

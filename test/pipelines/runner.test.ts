@@ -290,6 +290,12 @@ describe.each(WAREHOUSE_KINDS)("runner on %s", (kind) => {
       );
       expect(perKeyword.length).toBe(keyword.length);
       expect(perKeyword.every((r) => Number(r.n) === 1)).toBe(true);
+      // The pages loaded before the stop are not loaded again (append would add them twice).
+      const copies = await rows<{ n: number }>(
+        w,
+        "select count(*) as n from mini_products group by keyword, item_index having count(*) > 1",
+      );
+      expect(copies).toEqual([]);
     });
 
     it("an unexpected error in one call stops the other workers: no call is sent after the run ends", async () => {
