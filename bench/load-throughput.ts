@@ -32,6 +32,8 @@ export interface LoadFigure {
   skillsyncRowsPerSecond: number;
   rawRowsPerSecond: number;
   ratio: number;
+  /** Each run's own ratio (skillsync's run over the raw run next to it): how far the machine moved. */
+  runRatios: number[];
   runs: number;
 }
 
@@ -185,6 +187,7 @@ export async function loadFigure(
   const batches = rawBatches(p, responses);
   const ours: number[] = [];
   const raw: number[] = [];
+  const pairs: number[] = [];
   let rows = 0;
   // One untimed round first: JIT, page cache, Postgres catalog caches.
   await skillsyncRun(pgUrl, p, responses.slice(0, 5), group);
@@ -196,6 +199,7 @@ export async function loadFigure(
     rows = n;
     ours.push(n / t);
     raw.push(m / u);
+    pairs.push(n / t / (m / u));
   }
   const skillsyncRowsPerSecond = median(ours);
   const rawRowsPerSecond = median(raw);
@@ -208,6 +212,7 @@ export async function loadFigure(
     skillsyncRowsPerSecond,
     rawRowsPerSecond,
     ratio: skillsyncRowsPerSecond / rawRowsPerSecond,
+    runRatios: pairs,
     runs,
   };
 }

@@ -19,6 +19,8 @@ export interface OverheadFigure {
   /** The bare HTTP call's CPU per call. */
   referenceCpuMsPerCall: number;
   ratio: number;
+  /** Each run's own ratio (skillsync's run over the bare run after it). */
+  runRatios: number[];
   emulatorCpuMsPerCall: number;
   runs: number;
 }
@@ -93,6 +95,7 @@ export async function overhead(o: {
       cpuMsPerCall,
       referenceCpuMsPerCall,
       ratio: cpuMsPerCall / referenceCpuMsPerCall,
+      runRatios: ours.map((x, i) => x / bare[i]!),
       emulatorCpuMsPerCall: median(emulator),
       runs: o.runs,
     };

@@ -20,6 +20,8 @@ export interface SaturationFigure {
   /** C / L: the reference. */
   idealCallsPerSecond: number;
   ratio: number;
+  /** Each run's own ratio to C / L. */
+  runRatios: number[];
   /** The bare HTTP client at the same C and L, calls/s (median of the same number of runs). */
   bareCallsPerSecond?: number;
   /** Median time from runPipelines() to the first call sent. */
@@ -83,6 +85,7 @@ export async function saturation(o: {
         callsPerSecond,
         idealCallsPerSecond,
         ratio: callsPerSecond / idealCallsPerSecond,
+        runRatios: rates.map((r) => r / idealCallsPerSecond),
         bareCallsPerSecond: median(bare),
         setupMs: median(setups),
         runs: o.runs,

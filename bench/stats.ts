@@ -19,3 +19,7 @@ export const round = (n: number, digits = 2): number => Number(n.toFixed(digits)
 export const grouped = (n: number): string => Math.round(n).toLocaleString("en-US").replaceAll(",", " ");
 
 export const mb = (bytes: number): number => round(bytes / 1024 / 1024, 0);
+
+/** The lowest and highest of each run's own ratio, `0.8–0.93` (a result saved before they were kept: `–`). */
+export const spread = (values: number[] | undefined, digits = 2): string =>
+  values?.length ? `${round(Math.min(...values), digits)}–${round(Math.max(...values), digits)}` : "–";

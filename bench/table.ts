@@ -3,7 +3,7 @@ import type { LoadFigure } from "./load-throughput.js";
 import type { MemoryFigure } from "./memory.js";
 import type { OverheadFigure } from "./overhead.js";
 import type { SaturationFigure } from "./saturation.js";
-import { grouped, mb, round } from "./stats.js";
+import { grouped, mb, round, spread } from "./stats.js";
 
 export interface BenchResult {
   machine: { cores: number; cpu: string; node: string; postgres: string; date: string };
@@ -25,39 +25,42 @@ export function table(r: BenchResult): string {
   );
   if (r.load.length) {
     lines.push("1. Load throughput, rows/s (target ≥ 0.8 of raw); g = responses per transaction");
-    row("", "skillsync", "raw driver", "ratio");
+    row("", "skillsync", "raw driver", "ratio", "each run");
     for (const f of r.load) {
       row(
         `${f.database} ${f.shape}, g = ${f.group ?? 1} (${grouped(f.rows)} rows)`,
         grouped(f.skillsyncRowsPerSecond),
         grouped(f.rawRowsPerSecond),
         round(f.ratio),
+        spread(f.runRatios),
       );
     }
     lines.push("");
   }
   if (r.saturation.length) {
     lines.push(`2. Runner saturation, calls/s with L = ${r.settings.latencyMs} ms (target ≥ 0.95 of C/L)`);
-    row("", "calls/s", "C/L", "ratio", "bare ratio");
+    row("", "calls/s", "C/L", "ratio", "each run", "bare ratio");
     for (const f of r.saturation)
       row(
         `C = ${f.concurrency} (${f.calls} calls)`,
         round(f.callsPerSecond, 1),
         f.idealCallsPerSecond,
         round(f.ratio),
+        spread(f.runRatios),
         f.bareCallsPerSecond === undefined ? "–" : round(f.bareCallsPerSecond / f.idealCallsPerSecond),
       );
     lines.push("");
   }
   if (r.overhead.length) {
     lines.push("3. Per-call CPU in skillsync's process, ms (target < 0.5)");
-    row("", "skillsync", "bare HTTP", "ratio");
+    row("", "skillsync", "bare HTTP", "ratio", "each run");
     for (const f of r.overhead)
       row(
         `${f.database} (${f.calls} calls, C = ${f.concurrency})`,
         round(f.cpuMsPerCall, 3),
         round(f.referenceCpuMsPerCall, 3),
         round(f.ratio, 1),
+        spread(f.runRatios, 1),
       );
     lines.push("");
   }
