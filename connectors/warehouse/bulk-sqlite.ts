@@ -4,11 +4,11 @@ import type { ColumnType, TableDef } from "./types.js";
 
 type Statement = SQLite.Statement<unknown[]>;
 
-// Prepared once per connection and statement text (the table's shape): a run of many batches
-// compiles each statement once. Text is a few hundred bytes; shapes are few.
+// Prepared once per connection and statement text (a table's shape; the reservation's statements):
+// a run of many batches compiles each statement once. Text is a few hundred bytes; shapes are few.
 const cache = new WeakMap<SQLite.Database, Map<string, Statement>>();
 
-function prepared(database: SQLite.Database, text: string): Statement {
+export function prepared(database: SQLite.Database, text: string): Statement {
   let byText = cache.get(database);
   if (!byText) {
     byText = new Map();

@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
 import { CreditCeilingError } from "../../core/errors.js";
 
@@ -11,7 +11,7 @@ export interface Ceiling {
 }
 
 // Floating-point sums of prices like 0.1 must not refuse a call that fits exactly.
-export const EPSILON = 1e-9;
+const EPSILON = 1e-9;
 
 export const dayScope = (d = new Date()) => `daily:${d.toISOString().slice(0, 10)}`;
 export const monthScope = (d = new Date()) => `monthly:${d.toISOString().slice(0, 7)}`;
@@ -54,6 +54,21 @@ export function ceilingError(c: Ceiling, credits: number): CreditCeilingError {
   );
 }
 
+/** Ceilings in the one order every transaction takes their rows in, so none waits on another in a cycle. */
+export function inLockOrder(ceilings: readonly Ceiling[]): Ceiling[] {
+  return [...ceilings].sort((a, b) => a.scope.localeCompare(b.scope));
+}
+
+/**
+ * The conditional UPDATE that reserves `credits` against one scope: it changes the row only when
+ * the scope has no limit or the credits fit under it. One statement for both reservation paths
+ * (this module's, and reserve-sqlite.ts, which runs its SQLite text as a prepared statement).
+ */
+export function reserveStatement(scope: string, credits: number, at: string): RawBuilder<unknown> {
+  return sql`update skillsync_budgets set reserved = reserved + ${credits}, updated_at = ${at}
+    where scope = ${scope} and (limit_credits is null or reserved + ${credits} <= limit_credits + ${EPSILON})`;
+}
+
 /**
  * `reserveCredits` that leaves the transaction usable when a ceiling would pass: the scopes already
  * reserved are given back and the ceiling is returned (undefined: all reserved).
@@ -64,21 +79,9 @@ export async function tryReserveCredits(
   credits: number,
 ): Promise<Ceiling | undefined> {
   const now = new Date().toISOString();
-  const sorted = [...ceilings].sort((a, b) => a.scope.localeCompare(b.scope));
-  const reserve = async (c: Ceiling) => {
-    const r = await trx
-      .updateTable("skillsync_budgets")
-      .set((eb) => ({ reserved: eb("reserved", "+", credits), updated_at: now }))
-      .where("scope", "=", c.scope)
-      .where((eb) =>
-        eb.or([
-          eb("limit_credits", "is", null),
-          eb(eb("reserved", "+", credits), "<=", eb("limit_credits", "+", EPSILON)),
-        ]),
-      )
-      .executeTakeFirst();
-    return Number(r.numUpdatedRows) > 0;
-  };
+  const sorted = inLockOrder(ceilings);
+  const reserve = async (c: Ceiling) =>
+    Number((await reserveStatement(c.scope, credits, now).execute(trx)).numAffectedRows ?? 0) > 0;
   for (const [i, c] of sorted.entries()) {
     // The scope's row exists after its first call: one UPDATE per call. Only when it did not
     // apply is the row created (if missing) and the UPDATE tried once more.
@@ -99,8 +102,7 @@ export async function tryReserveCredits(
 /** Gives reserved credits back (a call the service refused without charging). */
 export async function releaseCredits(db: Kysely<AnyDB>, ceilings: Ceiling[], credits: number): Promise<void> {
   if (credits <= 0) return;
-  const sorted = [...ceilings].sort((a, b) => a.scope.localeCompare(b.scope));
-  for (const c of sorted) {
+  for (const c of inLockOrder(ceilings)) {
     await db
       .updateTable("skillsync_budgets")
       .set((eb) => ({ reserved: eb("reserved", "-", credits) }))

@@ -180,13 +180,20 @@ export async function freshResponses(
   freshnessMs: number,
   runId?: string,
 ): Promise<Map<string, StoredResponse>> {
+  return storedResponses(db, await freshHashes(db, hashes, freshnessMs, runId));
+}
+
+/** The stored answers of `hashes` (known to be fresh), read and parsed. */
+export async function storedResponses(
+  db: Kysely<AnyDB>,
+  hashes: string[],
+): Promise<Map<string, StoredResponse>> {
   const out = new Map<string, StoredResponse>();
-  const fresh = await freshHashes(db, hashes, freshnessMs, runId);
-  if (!fresh.length) return out;
+  if (!hashes.length) return out;
   const rows = await db
     .selectFrom("skillsync_responses")
     .select(["request_hash", "body", "chunks", "received_at", "trace_id"])
-    .where("request_hash", "in", fresh)
+    .where("request_hash", "in", hashes)
     .execute();
   for (const row of rows) {
     const hash = row.request_hash as string;

@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
 import type { CreditCeilingError } from "../../core/errors.js";
 import { type Ceiling, ceilingError, tryReserveCredits } from "./budget.js";
-import { type CallRecord, callRow, freshResponses, type StoredResponse } from "./ledger.js";
+import { type CallRecord, callRow, freshResponses, type StoredResponse, storedResponses } from "./ledger.js";
 import { type FreshRule, reserveWholeGroup } from "./reserve-sqlite.js";
 import { waiters } from "./waiters.js";
 
@@ -40,20 +40,23 @@ export function reservations(w: Warehouse, ceilings: Ceiling[], fresh?: FreshRul
       const group = queue.splice(0, 64);
       try {
         const whole = await reserveWholly(group.map((g) => g.record));
-        if (whole) {
-          for (const [i, g] of group.entries()) g.resolve({ callId: whole[i]! });
+        if (whole && "ids" in whole) {
+          for (const [i, g] of group.entries()) g.resolve({ callId: whole.ids[i]! });
           continue;
         }
         // Looked up before the transaction: in SQLite a transaction that reads first cannot wait
         // for the write lock another process holds (it fails at once with "database is locked").
-        const stored = fresh
-          ? await freshResponses(
-              w.db,
-              [...new Set(group.map((g) => g.record.requestHash))],
-              fresh.freshnessMs,
-              fresh.runId,
-            )
-          : undefined;
+        // The SQLite path may have found which are fresh already.
+        const stored = whole
+          ? await storedResponses(w.db, whole.fresh)
+          : fresh
+            ? await freshResponses(
+                w.db,
+                [...new Set(group.map((g) => g.record.requestHash))],
+                fresh.freshnessMs,
+                fresh.runId,
+              )
+            : undefined;
         const toReserve = stored?.size ? group.filter((g) => !stored.has(g.record.requestHash)) : group;
         const ids = toReserve.length
           ? await w.db.transaction().execute((trx) => reserveGroup(trx, ceilings, toReserve))
@@ -76,11 +79,13 @@ export function reservations(w: Warehouse, ceilings: Ceiling[], fresh?: FreshRul
   }
 
   /** SQLite's one-transaction path for the usual group; undefined: the general path decides. */
-  async function reserveWholly(records: CallRecord[]): Promise<number[] | undefined> {
+  async function reserveWholly(records: CallRecord[]): Promise<ReturnType<typeof reserveWholeGroup>> {
     const raw = w.raw;
     if (raw.kind !== "sqlite") return undefined;
     // Holding Kysely's one connection: no other statement can run inside the raw transaction.
-    return w.db.connection().execute(async () => reserveWholeGroup(raw.database, ceilings, records, fresh));
+    return w.db
+      .connection()
+      .execute(async () => reserveWholeGroup(w.db, raw.database, ceilings, records, fresh));
   }
 
   return {

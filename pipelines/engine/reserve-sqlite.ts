@@ -1,5 +1,8 @@
 import type SQLite from "better-sqlite3";
-import { type Ceiling, EPSILON } from "./budget.js";
+import type { Kysely } from "kysely";
+import { prepared } from "../../connectors/warehouse/bulk-sqlite.js";
+import type { AnyDB } from "../../connectors/warehouse/open.js";
+import { type Ceiling, inLockOrder, reserveStatement } from "./budget.js";
 import { type CallRecord, callRow, isFresh } from "./ledger.js";
 
 /** Which stored answers may answer a call: younger than `freshnessMs`, or stored by `runId`. */
@@ -8,46 +11,28 @@ export interface FreshRule {
   runId?: string;
 }
 
-interface Statements {
-  stored: SQLite.Statement<[string]>;
-  reserve: SQLite.Statement<unknown[]>;
-  insert: SQLite.Statement<Record<string, unknown>>;
-}
+// One statement whatever the group's size: the hashes come as one JSON array.
+const STORED =
+  "select request_hash, received_at, run_id from skillsync_responses where request_hash in (select value from json_each(?))";
 
-const statements = new WeakMap<SQLite.Database, Statements>();
-
-function prepare(database: SQLite.Database): Statements {
-  let s = statements.get(database);
-  if (!s) {
-    const names = Object.keys(
-      callRow({ runId: "", pipeline: "", skill: "", requestHash: "", credits: 0 }, "reserved", ""),
-    );
-    s = {
-      // One statement whatever the group's size: the hashes come as one JSON array.
-      stored: database.prepare(
-        "select request_hash, received_at, run_id from skillsync_responses where request_hash in (select value from json_each(?))",
-      ),
-      // budget.ts tryReserveCredits's conditional UPDATE, in SQL.
-      reserve: database.prepare(
-        "update skillsync_budgets set reserved = reserved + ?, updated_at = ? where scope = ? and (limit_credits is null or reserved + ? <= limit_credits + ?)",
-      ),
-      insert: database.prepare(
-        `insert into skillsync_calls (${names.join(", ")}) values (${names.map((n) => `@${n}`).join(", ")}) returning id`,
-      ),
-    };
-    statements.set(database, s);
-  }
-  return s;
-}
+const CALL_COLUMNS = Object.keys(
+  callRow({ runId: "", pipeline: "", skill: "", requestHash: "", credits: 0 }, "reserved", ""),
+);
+const INSERT_CALL = `insert into skillsync_calls (${CALL_COLUMNS.join(", ")}) values (${CALL_COLUMNS.map((n) => `@${n}`).join(", ")}) returning id`;
 
 /** Thrown inside the transaction to roll it back: the group needs the general path. */
-class NotWholly extends Error {}
+class NotWholly extends Error {
+  constructor(readonly fresh: string[] | undefined) {
+    super("not reserved whole");
+  }
+}
 
 /**
  * The usual reservation of a group on SQLite, as ONE synchronous `BEGIN IMMEDIATE` transaction of
  * prepared statements: no call has a fresh stored answer, every ceiling's row exists and the whole
- * group fits under each. Returns each call's ledger id in group order, or undefined with nothing
- * written when any of that is not so (the general path then decides call by call).
+ * group fits under each. Returns each call's ledger id in group order; else nothing is written and
+ * the general path decides call by call, told which hashes have a fresh stored answer (`fresh`,
+ * so it does not look them up again) or nothing (undefined).
  *
  * Why not Kysely: its seven awaited statements per group let other work run while the group holds
  * the database, and a group's time is what every call of a burst waits before it is sent (measured
@@ -55,32 +40,36 @@ class NotWholly extends Error {}
  * connection (`db.connection().execute`) so no other statement runs inside this transaction.
  */
 export function reserveWholeGroup(
+  db: Kysely<AnyDB>,
   database: SQLite.Database,
   ceilings: readonly Ceiling[],
   group: readonly CallRecord[],
   fresh: FreshRule | undefined,
-): number[] | undefined {
-  const s = prepare(database);
+): { ids: number[] } | { fresh: string[] } | undefined {
   const run = database.transaction((): number[] => {
     if (fresh) {
-      const rows = s.stored.all(JSON.stringify(group.map((g) => g.requestHash))) as {
+      const rows = prepared(database, STORED).all(JSON.stringify(group.map((g) => g.requestHash))) as {
+        request_hash: string;
         received_at: unknown;
         run_id: unknown;
       }[];
-      if (rows.some(isFresh(fresh.freshnessMs, fresh.runId))) throw new NotWholly();
+      const found = rows.filter(isFresh(fresh.freshnessMs, fresh.runId));
+      if (found.length) throw new NotWholly(found.map((r) => r.request_hash));
     }
     const at = new Date().toISOString();
     const total = group.reduce((sum, g) => sum + g.credits, 0);
-    // Scopes in a fixed order, as tryReserveCredits takes them.
-    for (const c of [...ceilings].sort((a, b) => a.scope.localeCompare(b.scope))) {
-      if (s.reserve.run(total, at, c.scope, total, EPSILON).changes === 0) throw new NotWholly();
+    for (const c of inLockOrder(ceilings)) {
+      const q = reserveStatement(c.scope, total, at).compile(db);
+      if (prepared(database, q.sql).run(q.parameters as unknown[]).changes === 0)
+        throw new NotWholly(undefined);
     }
-    return group.map((g) => Number((s.insert.get(callRow(g, "reserved", at)) as { id: number }).id));
+    const insert = prepared(database, INSERT_CALL);
+    return group.map((g) => Number((insert.get(callRow(g, "reserved", at)) as { id: number }).id));
   });
   try {
-    return run.immediate();
+    return { ids: run.immediate() };
   } catch (err) {
-    if (err instanceof NotWholly) return undefined;
-    throw err;
+    if (!(err instanceof NotWholly)) throw err;
+    return err.fresh ? { fresh: err.fresh } : undefined;
   }
 }
