@@ -80,7 +80,7 @@ describe.each(WAREHOUSE_KINDS)("calls reserved in groups on %s", (kind) => {
       expect(Number(n[0]!.n)).toBe(25);
     });
 
-    it("reserves a group that fits in one go once the ceiling's row exists: each call its own row and id", async () => {
+    it("reserves a group that fits once the ceiling's row exists: each call its own row and id, the budget holds their sum", async () => {
       await settle([1], 100); // creates the ceiling's row
       const { reserve } = reservations(w, [{ scope: "cap", limit: 100, label: "--max-credits" }]);
       const out = await Promise.all([2, 3, 4, 5].map((c, i) => reserve(record(10 + i, c))));
