@@ -3,6 +3,7 @@ import type { Warehouse } from "../connectors/warehouse/open.js";
 import {
   countRows,
   readRows,
+  stableOrder,
   tableColumns,
   typedValue,
   userTables,
@@ -140,10 +141,9 @@ export async function readTable(ctx: RouteContext, name: string, query: URLSearc
     ]);
   }
   const columns = asked?.length ? [...new Set(asked)] : info.map((c) => c.name);
-  const orderBy = columns.filter((c) => known.get(c)?.type !== "json");
   const rows = await readRows(ctx.warehouse, name, {
     columns,
-    orderBy,
+    orderBy: await stableOrder(ctx.warehouse, name, info),
     limit: page.limit,
     offset: page.offset,
   });

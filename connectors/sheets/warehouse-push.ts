@@ -6,7 +6,13 @@ import type { ParamValue } from "../../pipelines/engine/params.js";
 import { listTables } from "../../pipelines/engine/tables.js";
 import { renderRequest } from "../../pipelines/engine/template.js";
 import type { Warehouse } from "../warehouse/open.js";
-import { countRows, pipelineColumnTypes, readRows, tableColumns } from "../warehouse/read-table.js";
+import {
+  countRows,
+  pipelineColumnTypes,
+  readRows,
+  stableOrder,
+  tableColumns,
+} from "../warehouse/read-table.js";
 import type { ColumnType } from "../warehouse/types.js";
 import { notConfiguredError } from "./auth.js";
 import { SheetsConnector } from "./connector.js";
@@ -67,7 +73,7 @@ export async function pushFromWarehouse(
         await readRows(w, source.table, {
           columns,
           runId,
-          orderBy: info.filter((c) => c.type !== "json").map((c) => c.name),
+          orderBy: await stableOrder(w, source.table, info),
         })
       ).map((r) => columns.map((c) => r[c])),
   });
