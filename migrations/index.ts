@@ -4,6 +4,7 @@ import { toolkitTables } from "./001_toolkit.js";
 import { reportJobs } from "./002_report_jobs.js";
 import { scheduleTables } from "./003_schedules.js";
 import { responseChunks } from "./004_response_chunks.js";
+import { callLoads } from "./005_call_loads.js";
 
 /**
  * The numbered migrations, in order. Names never change once released; new ones are appended.
@@ -15,5 +16,6 @@ export function allMigrations(adapter: WarehouseAdapter): Record<string, Migrati
     "002_report_jobs": reportJobs(adapter),
     "003_schedules": scheduleTables(adapter),
     "004_response_chunks": responseChunks(adapter),
+    "005_call_loads": callLoads(adapter),
   };
 }

@@ -12,6 +12,8 @@ export interface CallRecord {
   skill: string;
   requestHash: string;
   credits: number;
+  /** Rows its answer's load wrote (a reused answer's row is inserted in that load's transaction). */
+  loadedRows?: number;
 }
 
 export interface StoredResponse {
@@ -62,7 +64,7 @@ export async function insertCalls(
   const at = now();
   await db
     .insertInto("skillsync_calls")
-    .values(calls.map((c) => callRow(c, outcome, at)))
+    .values(calls.map((c) => ({ ...callRow(c, outcome, at), loaded_rows: c.loadedRows ?? null })))
     .execute();
 }
 
@@ -75,6 +77,8 @@ export interface CallEnd {
   traceId?: string | null | undefined;
   attempts?: number | undefined;
   elapsedMs?: number | undefined;
+  /** Rows its answer's load wrote, when the call is finished in that load's transaction. */
+  loadedRows?: number | undefined;
 }
 
 export async function finishCall(db: Kysely<AnyDB>, id: number, end: CallEnd): Promise<void> {
@@ -89,6 +93,7 @@ export async function finishCall(db: Kysely<AnyDB>, id: number, end: CallEnd): P
       trace_id: end.traceId ?? null,
       attempts: end.attempts ?? 0,
       elapsed_ms: end.elapsedMs === undefined ? null : Math.round(end.elapsedMs),
+      loaded_rows: end.loadedRows ?? null,
       finished_at: now(),
     })
     .where("id", "=", id)
@@ -121,6 +126,7 @@ export async function finishSucceeded(
       trace_id: byId("text", (e) => e.traceId),
       attempts: byId("integer", (e) => e.attempts ?? 0),
       elapsed_ms: byId("integer", (e) => (e.elapsedMs === undefined ? undefined : Math.round(e.elapsedMs))),
+      loaded_rows: byId("integer", (e) => e.loadedRows),
       finished_at: now(),
     })
     .where(
@@ -274,20 +280,33 @@ export async function upsertResponseRows(db: Kysely<AnyDB>, rows: ResponseRow[])
     .execute();
 }
 
+/**
+ * Whether this run already loaded the answer to `hash` for `pipeline`: its ledger row says so, or
+ * a load marker does (report parts, and loads by versions before `005_call_loads`).
+ */
 export async function isLoaded(
   w: Warehouse,
   runId: string,
   pipeline: string,
   hash: string,
 ): Promise<boolean> {
-  const row = await w.db
+  const call = await w.db
+    .selectFrom("skillsync_calls")
+    .select("id")
+    .where("request_hash", "=", hash)
+    .where("run_id", "=", runId)
+    .where("pipeline", "=", pipeline)
+    .where("loaded_rows", "is not", null)
+    .executeTakeFirst();
+  if (call) return true;
+  const mark = await w.db
     .selectFrom("skillsync_loads")
     .select("rows")
     .where("run_id", "=", runId)
     .where("pipeline", "=", pipeline)
     .where("request_hash", "=", hash)
     .executeTakeFirst();
-  return row !== undefined;
+  return mark !== undefined;
 }
 
 export interface LoadMark {
@@ -297,7 +316,7 @@ export interface LoadMark {
   rows: number;
 }
 
-/** Load markers, one per answer loaded, in one statement. */
+/** Load markers of report parts (a call's own load is marked on its ledger row), in one statement. */
 export async function markLoaded(db: Kysely<AnyDB>, marks: LoadMark[]): Promise<void> {
   if (!marks.length) return;
   const at = now();

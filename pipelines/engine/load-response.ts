@@ -3,14 +3,7 @@ import { keyOf, lastPerKey } from "../../connectors/warehouse/bulk.js";
 import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
 import type { TableDef } from "../../connectors/warehouse/types.js";
 import type { PlannedCall } from "./calls.js";
-import {
-  type CallEnd,
-  finishSucceeded,
-  insertCalls,
-  insertRejects,
-  markLoaded,
-  storeResponses,
-} from "./ledger.js";
+import { type CallEnd, finishSucceeded, insertCalls, insertRejects, storeResponses } from "./ledger.js";
 import type { LoadedPipeline } from "./load.js";
 import { deleteChildren, upserts, writeRows } from "./loader.js";
 import type { CompiledMapping, Normalised, Reject, Row } from "./mapping.js";
@@ -45,8 +38,8 @@ export interface Loaded {
 }
 
 /**
- * Loads several answers of one pipeline in ONE transaction: stored answers and finished ledger
- * rows, rows of every table, rejects and a load marker per answer. A crash leaves all of it or none.
+ * Loads several answers of one pipeline in ONE transaction: rows of every table, rejects, stored
+ * answers and ledger rows that record each load. A crash leaves all of it or none.
  * The tables end as if the answers had been loaded one after another: rows are written in answer
  * order (the last row of a key wins) and, in `merge` mode, a parent's children come from the last
  * answer that has the parent. Returns the totals counted as per-answer loads would count them.
@@ -80,7 +73,6 @@ export async function loadAnswers(
   if (performance.now() - started > 1) await new Promise<void>((resume) => setImmediate(resume));
   let counts: number[] = [];
   await w.transaction(async (tx) => {
-    await ledgerOf(tx.db, pipeline, runId, answers);
     const parents = merged.rows.get(mapping.table.name) ?? [];
     let written = await writeRows(tx, tables.table, parents, mapping.mode);
     for (const child of tables.children) {
@@ -99,10 +91,8 @@ export async function loadAnswers(
       pipeline.name,
       merged.rejects.map((r) => ({ ...r, hash: answers[r.answer]!.call.hash })),
     );
-    await markLoaded(
-      tx.db,
-      answers.map((a, i) => ({ runId, pipeline: pipeline.name, hash: a.call.hash, rows: counts[i]! })),
-    );
+    // Each answer's ledger row carries its load (`loaded_rows`): a resumed run does not load it again.
+    await ledgerOf(tx.db, pipeline, runId, answers, counts);
   });
   return {
     rows: counts.reduce((a, b) => a + b, 0),
@@ -115,25 +105,43 @@ async function ledgerOf(
   p: LoadedPipeline,
   runId: string,
   answers: readonly Answer[],
+  loadedRows: readonly number[],
 ): Promise<void> {
-  await storePaid(db, p, runId, answers);
+  await storePaid(db, p, runId, answers, loadedRows);
   await insertCalls(
     db,
-    answers
-      .filter((a) => a.ledger.kind === "cached")
-      .map((a) => ({ runId, pipeline: p.name, skill: p.skill, requestHash: a.call.hash, credits: 0 })),
+    answers.flatMap((a, i) =>
+      a.ledger.kind === "cached"
+        ? [
+            {
+              runId,
+              pipeline: p.name,
+              skill: p.skill,
+              requestHash: a.call.hash,
+              credits: 0,
+              loadedRows: loadedRows[i]!,
+            },
+          ]
+        : [],
+    ),
     "cached",
   );
 }
 
-/** The paid answers among `answers`: each stored, and its reserved ledger row finished as succeeded. */
+/**
+ * The paid answers among `answers`: each stored, and its reserved ledger row finished as succeeded
+ * (with the rows its load wrote, when it is loaded in the same transaction).
+ */
 export async function storePaid(
   db: Kysely<AnyDB>,
   p: LoadedPipeline,
   runId: string,
   answers: readonly Answer[],
+  loadedRows?: readonly number[],
 ): Promise<void> {
-  const paid = answers.flatMap((a) => (a.ledger.kind === "paid" ? [{ a, ledger: a.ledger }] : []));
+  const paid = answers.flatMap((a, i) =>
+    a.ledger.kind === "paid" ? [{ a, ledger: a.ledger, rows: loadedRows?.[i] }] : [],
+  );
   await storeResponses(
     db,
     paid.map(({ a, ledger }) => ({
@@ -148,7 +156,7 @@ export async function storePaid(
   );
   await finishSucceeded(
     db,
-    paid.map(({ ledger }) => ({ id: ledger.callId, end: ledger.end })),
+    paid.map(({ ledger, rows }) => ({ id: ledger.callId, end: { ...ledger.end, loadedRows: rows } })),
   );
 }
 

@@ -50,8 +50,17 @@ describe.each(WAREHOUSE_KINDS)("child tables through loadResponse on %s", (kind)
       const mapping = compileMapping(pipeline.records);
       for (const t of [mapping.table, ...mapping.children]) await ensureTable(w, t);
       const c = { pipeline, params: {}, mapping };
-      return loadResponse(w, c, call(hash), data, new Date().toISOString(), "run-1");
+      return loadResponse(w, c, call(hash), data, new Date().toISOString(), "run-1", { kind: "cached" });
     }
+
+    /** Each answer's load as its ledger row records it, by request hash. */
+    const loadsRecorded = async () =>
+      (
+        await rows<{ request_hash: string; loaded_rows: number }>(
+          w,
+          "select request_hash, loaded_rows from skillsync_calls where loaded_rows is not null order by request_hash",
+        )
+      ).map((l) => [l.request_hash, Number(l.loaded_rows)]);
 
     it.each([
       ["[pn]", "one-column"],
@@ -97,8 +106,10 @@ describe.each(WAREHOUSE_KINDS)("child tables through loadResponse on %s", (kind)
         { pn: "A", title: "a2" },
         { pn: "B", title: "b" },
       ]);
-      const loads = await rows<{ rows: number }>(w, "select rows from skillsync_loads order by request_hash");
-      expect(loads.map((l) => Number(l.rows))).toEqual([7, 3]);
+      expect(await loadsRecorded()).toEqual([
+        ["h1", 7],
+        ["h2", 3],
+      ]);
     });
 
     it("append keeps every parent and child row", async () => {
@@ -140,7 +151,7 @@ describe.each(WAREHOUSE_KINDS)("child tables through loadResponse on %s", (kind)
           w,
           c,
           "run-1",
-          datas.map((data, i) => ({ call: call(`g${i}`), data, receivedAt: at, ledger: { kind: "none" } })),
+          datas.map((data, i) => ({ call: call(`g${i}`), data, receivedAt: at, ledger: { kind: "cached" } })),
         );
         const snapshot = async () => ({
           parts: await rows(w, "select pn, title from parts order by pn, title"),
@@ -152,22 +163,21 @@ describe.each(WAREHOUSE_KINDS)("child tables through loadResponse on %s", (kind)
           ),
         });
         const together = await snapshot();
-        for (const t of ["parts", "part_tags", "part_people", "skillsync_rejects"])
+        const recordedTogether = await loadsRecorded();
+        for (const t of ["parts", "part_tags", "part_people", "skillsync_rejects", "skillsync_calls"])
           await rows(w, `delete from ${t}`);
         const alone = { rows: 0, rejected: 0 };
         for (const [i, data] of datas.entries()) {
-          const r = await loadResponse(w, c, call(`g${i}`), data, at, "run-1");
+          const r = await loadResponse(w, c, call(`g${i}`), data, at, "run-1", { kind: "cached" });
           alone.rows += r.rows;
           alone.rejected += r.rejected;
         }
         expect(await snapshot()).toEqual(together);
         expect(grouped).toEqual(alone);
         expect(together.rejects).toEqual([{ request_hash: "g2", table_name: "parts" }]);
-        const loads = await rows<{ request_hash: string }>(
-          w,
-          "select request_hash from skillsync_loads order by request_hash",
-        );
-        expect(loads.map((l) => l.request_hash)).toEqual(["g0", "g1", "g2"]);
+        // Each answer's rows as its own load counts them: the third brings B's parent and one child.
+        expect(recordedTogether).toEqual(await loadsRecorded());
+        expect(recordedTogether.map(([hash]) => hash)).toEqual(["g0", "g1", "g2"]);
       },
     );
   });

@@ -1,0 +1,107 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import { migrateToLatest } from "../../connectors/warehouse/migrate.js";
+import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
+import type { PlannedCall } from "../../pipelines/engine/calls.js";
+import { insertCall, isLoaded, markLoaded } from "../../pipelines/engine/ledger.js";
+import {
+  type Answer,
+  type LoadTarget,
+  loadAnswers,
+  storePaid,
+} from "../../pipelines/engine/load-response.js";
+import { compileMapping } from "../../pipelines/engine/mapping.js";
+import { ensureTable } from "../../pipelines/engine/tables.js";
+import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
+import { pipelineFrom, rows } from "./fixtures.js";
+
+const RUN = "run-1";
+const pipeline = pipelineFrom(`name: marks
+skill: marketplace-search
+records:
+  path: products
+  table: marked
+  key: [asin]
+  columns: { asin: text }
+`);
+
+const call = (hash: string): PlannedCall => ({
+  skill: pipeline.skill,
+  body: { keyword: hash },
+  hash,
+  credits: 1,
+  input: undefined,
+  items: 1,
+  pageIndex: 0,
+  fetched: 0,
+});
+
+// Whether a resumed run loads a stored answer again hangs on these marks: a paid answer's ledger
+// row records its load, an answer only kept (its load failed) must not look loaded.
+describe.each(WAREHOUSE_KINDS)("load marks on the ledger on %s", (kind) => {
+  describe.skipIf(unavailable(kind))("", () => {
+    let w: Warehouse;
+    let target: LoadTarget;
+    beforeEach(async () => {
+      w = await openWarehouse(freshWarehouseUrl(kind));
+      await migrateToLatest(w);
+      const mapping = compileMapping(pipeline.records);
+      await ensureTable(w, mapping.table);
+      target = { pipeline, params: {}, mapping };
+      return () => w.close();
+    });
+
+    async function paid(hash: string, products: unknown[]): Promise<Answer> {
+      const c = call(hash);
+      const callId = await insertCall(
+        w.db,
+        { runId: RUN, pipeline: pipeline.name, skill: pipeline.skill, requestHash: hash, credits: 1 },
+        "reserved",
+      );
+      return {
+        call: c,
+        data: { products },
+        receivedAt: new Date().toISOString(),
+        ledger: { kind: "paid", callId, traceId: null, end: { outcome: "succeeded", httpStatus: 200 } },
+      };
+    }
+
+    const ledger = () =>
+      rows<{ request_hash: string; outcome: string; loaded_rows: number | null }>(
+        w,
+        "select request_hash, outcome, loaded_rows from skillsync_calls order by request_hash",
+      );
+
+    it("a loaded answer's ledger row holds the rows its load wrote; an empty page counts as loaded", async () => {
+      await loadAnswers(w, target, RUN, [
+        await paid("a", [{ asin: "A1" }, { asin: "A2" }]),
+        await paid("b", []),
+        {
+          call: call("c"),
+          data: { products: [{ asin: "C1" }] },
+          receivedAt: new Date().toISOString(),
+          ledger: { kind: "cached" },
+        },
+      ]);
+      expect((await ledger()).map((r) => [r.request_hash, r.outcome, Number(r.loaded_rows)])).toEqual([
+        ["a", "succeeded", 2],
+        ["b", "succeeded", 0],
+        ["c", "cached", 1],
+      ]);
+      for (const hash of ["a", "b", "c"]) expect(await isLoaded(w, RUN, pipeline.name, hash)).toBe(true);
+      expect(await isLoaded(w, "another-run", pipeline.name, "a")).toBe(false);
+      expect(await isLoaded(w, RUN, "another-pipeline", "a")).toBe(false);
+    });
+
+    it("an answer only kept (its load failed) is paid for but not loaded", async () => {
+      await storePaid(w.db, pipeline, RUN, [await paid("kept", [{ asin: "K1" }])]);
+      expect(await ledger()).toEqual([{ request_hash: "kept", outcome: "succeeded", loaded_rows: null }]);
+      expect(await isLoaded(w, RUN, pipeline.name, "kept")).toBe(false);
+    });
+
+    it("a load marked the earlier way (report parts, versions before 005_call_loads) still counts", async () => {
+      await markLoaded(w.db, [{ runId: RUN, pipeline: pipeline.name, hash: "old", rows: 3 }]);
+      expect(await isLoaded(w, RUN, pipeline.name, "old")).toBe(true);
+      expect(await isLoaded(w, RUN, pipeline.name, "never")).toBe(false);
+    });
+  });
+});
