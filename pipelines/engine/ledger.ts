@@ -1,6 +1,7 @@
 import { gunzipSync, gzipSync } from "node:zlib";
 import { type Kysely, sql } from "kysely";
 import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
+import { runReused } from "../../connectors/warehouse/reused-query.js";
 import { redact } from "../../core/redact.js";
 import { bodyOf } from "./reports/chunks.js";
 
@@ -110,31 +111,44 @@ export async function finishSucceeded(
 ): Promise<void> {
   if (calls.length === 1) return finishCall(db, calls[0]!.id, { ...calls[0]!.end, outcome: "succeeded" });
   if (!calls.length) return;
-  // Postgres types a CASE of bare parameters as text: each branch is cast to the column's type.
-  const byId = (type: "integer" | "text", pick: (e: CallEnd) => unknown) =>
-    sql`case id ${sql.join(
-      calls.map((c) => sql`when ${c.id} then cast(${pick(c.end) ?? null} as ${sql.raw(type)})`),
-      sql` `,
-    )} end`;
-  await db
-    .updateTable("skillsync_calls")
-    .set({
-      outcome: "succeeded",
-      http_status: byId("integer", (e) => e.httpStatus),
-      error_code: null,
-      error: null,
-      trace_id: byId("text", (e) => e.traceId),
-      attempts: byId("integer", (e) => e.attempts ?? 0),
-      elapsed_ms: byId("integer", (e) => (e.elapsedMs === undefined ? undefined : Math.round(e.elapsedMs))),
-      loaded_rows: byId("integer", (e) => e.loadedRows),
-      finished_at: now(),
-    })
-    .where(
-      "id",
-      "in",
-      calls.map((c) => c.id),
-    )
-    .execute();
+  // Per call, in this order: its id, then the values of its row.
+  const PER_CALL = 6;
+  const values = calls.flatMap(({ id, end: e }) => [
+    id,
+    e.httpStatus ?? null,
+    e.traceId ?? null,
+    e.attempts ?? 0,
+    e.elapsedMs === undefined ? null : Math.round(e.elapsedMs),
+    e.loadedRows ?? null,
+  ]);
+  values.push(now());
+  await runReused(db, `finish-succeeded:${calls.length}`, values, (slot) => {
+    const id = (i: number) => slot(i * PER_CALL);
+    // Postgres types a CASE of bare parameters as text: each branch is cast to the column's type.
+    const byId = (type: "integer" | "text", member: number) =>
+      sql`case id ${sql.join(
+        calls.map((_, i) => sql`when ${id(i)} then cast(${slot(i * PER_CALL + member)} as ${sql.raw(type)})`),
+        sql` `,
+      )} end`;
+    return db
+      .updateTable("skillsync_calls")
+      .set({
+        outcome: "succeeded",
+        http_status: byId("integer", 1),
+        error_code: null,
+        error: null,
+        trace_id: byId("text", 2),
+        attempts: byId("integer", 3),
+        elapsed_ms: byId("integer", 4),
+        loaded_rows: byId("integer", 5),
+        finished_at: slot(calls.length * PER_CALL),
+      })
+      .where(
+        "id",
+        "in",
+        calls.map((_, i) => id(i)),
+      );
+  });
 }
 
 /**
@@ -263,21 +277,37 @@ export interface ResponseRow {
   received_at: string;
 }
 
+const RESPONSE_COLUMNS = [
+  "request_hash",
+  "skill",
+  "request",
+  "body",
+  "chunks",
+  "trace_id",
+  "run_id",
+  "received_at",
+] as const satisfies readonly (keyof ResponseRow)[];
+
 /** Inserts response rows, replacing the stored answer of a hash already there. */
 export async function upsertResponseRows(db: Kysely<AnyDB>, rows: ResponseRow[]): Promise<void> {
-  await db
-    .insertInto("skillsync_responses")
-    .values(rows)
-    .onConflict((oc) =>
-      oc.column("request_hash").doUpdateSet((eb) => ({
-        body: eb.ref("excluded.body"),
-        chunks: eb.ref("excluded.chunks"),
-        trace_id: eb.ref("excluded.trace_id"),
-        run_id: eb.ref("excluded.run_id"),
-        received_at: eb.ref("excluded.received_at"),
-      })),
-    )
-    .execute();
+  const width = RESPONSE_COLUMNS.length;
+  const values = rows.flatMap((r) => RESPONSE_COLUMNS.map((c) => r[c]));
+  await runReused(db, `responses:${rows.length}`, values, (slot) =>
+    db
+      .insertInto("skillsync_responses")
+      .values(
+        rows.map((_, i) => Object.fromEntries(RESPONSE_COLUMNS.map((c, j) => [c, slot(i * width + j)]))),
+      )
+      .onConflict((oc) =>
+        oc.column("request_hash").doUpdateSet((eb) => ({
+          body: eb.ref("excluded.body"),
+          chunks: eb.ref("excluded.chunks"),
+          trace_id: eb.ref("excluded.trace_id"),
+          run_id: eb.ref("excluded.run_id"),
+          received_at: eb.ref("excluded.received_at"),
+        })),
+      ),
+  );
 }
 
 /**
