@@ -1,4 +1,4 @@
-import { type Kysely, type RawBuilder, sql } from "kysely";
+import { type Kysely, PostgresAdapter, type RawBuilder, sql } from "kysely";
 import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
 import { CreditCeilingError } from "../../core/errors.js";
 
@@ -54,9 +54,12 @@ export function ceilingError(c: Ceiling, credits: number): CreditCeilingError {
   );
 }
 
-/** Ceilings in the one order every transaction takes their rows in, so none waits on another in a cycle. */
+/**
+ * Ceilings in the one order every transaction takes their rows in, so none waits on another in a
+ * cycle: the scopes' code points, as Postgres sorts them `collate "C"` (`reserveAllAtOnce`).
+ */
 export function inLockOrder(ceilings: readonly Ceiling[]): Ceiling[] {
-  return [...ceilings].sort((a, b) => a.scope.localeCompare(b.scope));
+  return [...ceilings].sort((a, b) => (a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : 0));
 }
 
 /**
@@ -80,6 +83,9 @@ export async function tryReserveCredits(
 ): Promise<Ceiling | undefined> {
   const now = new Date().toISOString();
   const sorted = inLockOrder(ceilings);
+  if (sorted.length > 1 && trx.getExecutor().adapter instanceof PostgresAdapter) {
+    if (await reserveAllAtOnce(trx, sorted, credits, now)) return undefined;
+  }
   const reserve = async (c: Ceiling) =>
     Number((await reserveStatement(c.scope, credits, now).execute(trx)).numAffectedRows ?? 0) > 0;
   for (const [i, c] of sorted.entries()) {
@@ -97,6 +103,35 @@ export async function tryReserveCredits(
     }
   }
   return undefined;
+}
+
+/**
+ * Postgres: reserves `credits` against every ceiling in ONE statement when every scope's row
+ * exists and the credits fit under each; otherwise changes nothing (the caller goes scope by
+ * scope). One round trip instead of one per scope. The rows are locked first, in lock order, by
+ * the materialized `for update` (a multi-row UPDATE alone takes its rows' locks in scan order,
+ * which deadlocked against another transaction taking them one by one); the UPDATE then finds them
+ * locked by its own transaction. Postgres re-reads a row it had to wait for, so the check sees
+ * the latest `reserved`.
+ */
+async function reserveAllAtOnce(
+  trx: Kysely<AnyDB>,
+  sorted: readonly Ceiling[],
+  credits: number,
+  at: string,
+): Promise<boolean> {
+  const scopes = sql.join(sorted.map((c) => c.scope));
+  const r = await sql`with locked as materialized (
+      select reserved, limit_credits from skillsync_budgets where scope in (${scopes})
+      order by scope collate "C" for update
+    ), fits as (
+      select count(*) = ${sorted.length}
+        and coalesce(bool_and(limit_credits is null or reserved + ${credits} <= limit_credits + ${EPSILON}), false) as ok
+      from locked
+    )
+    update skillsync_budgets set reserved = reserved + ${credits}, updated_at = ${at}
+    from fits where fits.ok and scope in (${scopes})`.execute(trx);
+  return Number(r.numAffectedRows ?? 0) === sorted.length;
 }
 
 /** Gives reserved credits back (a call the service refused without charging). */

@@ -59,7 +59,7 @@ export function reservations(w: Warehouse, ceilings: Ceiling[], fresh?: FreshRul
             : undefined;
         const toReserve = stored?.size ? group.filter((g) => !stored.has(g.record.requestHash)) : group;
         const ids = toReserve.length
-          ? await w.db.transaction().execute((trx) => reserveGroup(trx, ceilings, toReserve))
+          ? await w.transaction((tx) => reserveGroup(tx.db, ceilings, toReserve))
           : [];
         toReserve.forEach((g, i) => {
           const r = ids[i]!;
