@@ -320,23 +320,13 @@ export async function isLoaded(
   pipeline: string,
   hash: string,
 ): Promise<boolean> {
-  const call = await w.db
-    .selectFrom("skillsync_calls")
-    .select("id")
-    .where("request_hash", "=", hash)
-    .where("run_id", "=", runId)
-    .where("pipeline", "=", pipeline)
-    .where("loaded_rows", "is not", null)
-    .executeTakeFirst();
-  if (call) return true;
-  const mark = await w.db
-    .selectFrom("skillsync_loads")
-    .select("rows")
-    .where("run_id", "=", runId)
-    .where("pipeline", "=", pipeline)
-    .where("request_hash", "=", hash)
-    .executeTakeFirst();
-  return mark !== undefined;
+  const loadedIn = (table: string, also = sql``) =>
+    sql`exists (select 1 from ${sql.table(table)}
+      where request_hash = ${hash} and run_id = ${runId} and pipeline = ${pipeline}${also})`;
+  const r = await sql<{ loaded: number }>`select case
+      when ${loadedIn("skillsync_calls", sql` and loaded_rows is not null`)} or ${loadedIn("skillsync_loads")}
+      then 1 else 0 end as loaded`.execute(w.db);
+  return Number(r.rows[0]?.loaded) === 1;
 }
 
 export interface LoadMark {
