@@ -46,7 +46,7 @@ export function reservations(w: Warehouse, ceilings: Ceiling[], fresh?: FreshRul
         }
         // Looked up before the transaction: in SQLite a transaction that reads first cannot wait
         // for the write lock another process holds (it fails at once with "database is locked").
-        // The SQLite path may have found which are fresh already.
+        // The SQLite path has found which are fresh already.
         const stored = whole
           ? await storedResponses(w.db, whole.fresh)
           : fresh
@@ -78,8 +78,10 @@ export function reservations(w: Warehouse, ceilings: Ceiling[], fresh?: FreshRul
     idle.wakeAll();
   }
 
-  /** SQLite's one-transaction path for the usual group; undefined: the general path decides. */
-  async function reserveWholly(records: CallRecord[]): Promise<ReturnType<typeof reserveWholeGroup>> {
+  /** SQLite's one-transaction path for the usual group; undefined on Postgres. */
+  async function reserveWholly(
+    records: CallRecord[],
+  ): Promise<ReturnType<typeof reserveWholeGroup> | undefined> {
     const raw = w.raw;
     if (raw.kind !== "sqlite") return undefined;
     // Holding Kysely's one connection: no other statement can run inside the raw transaction.

@@ -20,9 +20,12 @@ const CALL_COLUMNS = Object.keys(
 );
 const INSERT_CALL = `insert into skillsync_calls (${CALL_COLUMNS.join(", ")}) values (${CALL_COLUMNS.map((n) => `@${n}`).join(", ")}) returning id`;
 
-/** Thrown inside the transaction to roll it back: the group needs the general path. */
+/**
+ * Thrown inside the transaction to roll it back: the group needs the general path. `fresh`: the
+ * hashes found with a fresh stored answer (none when the group failed only at a ceiling).
+ */
 class NotWholly extends Error {
-  constructor(readonly fresh: string[] | undefined) {
+  constructor(readonly fresh: string[]) {
     super("not reserved whole");
   }
 }
@@ -32,7 +35,7 @@ class NotWholly extends Error {
  * prepared statements: no call has a fresh stored answer, every ceiling's row exists and the whole
  * group fits under each. Returns each call's ledger id in group order; else nothing is written and
  * the general path decides call by call, told which hashes have a fresh stored answer (`fresh`,
- * so it does not look them up again) or nothing (undefined).
+ * possibly none, so it does not look them up again).
  *
  * Why not Kysely: its seven awaited statements per group let other work run while the group holds
  * the database, and a group's time is what every call of a burst waits before it is sent (measured
@@ -45,7 +48,7 @@ export function reserveWholeGroup(
   ceilings: readonly Ceiling[],
   group: readonly CallRecord[],
   fresh: FreshRule | undefined,
-): { ids: number[] } | { fresh: string[] } | undefined {
+): { ids: number[] } | { fresh: string[] } {
   const run = database.transaction((): number[] => {
     if (fresh) {
       const rows = prepared(database, STORED).all(JSON.stringify(group.map((g) => g.requestHash))) as {
@@ -60,8 +63,7 @@ export function reserveWholeGroup(
     const total = group.reduce((sum, g) => sum + g.credits, 0);
     for (const c of inLockOrder(ceilings)) {
       const q = reserveStatement(c.scope, total, at).compile(db);
-      if (prepared(database, q.sql).run(q.parameters as unknown[]).changes === 0)
-        throw new NotWholly(undefined);
+      if (prepared(database, q.sql).run(q.parameters as unknown[]).changes === 0) throw new NotWholly([]);
     }
     const insert = prepared(database, INSERT_CALL);
     return group.map((g) => Number((insert.get(callRow(g, "reserved", at)) as { id: number }).id));
@@ -70,6 +72,6 @@ export function reserveWholeGroup(
     return { ids: run.immediate() };
   } catch (err) {
     if (!(err instanceof NotWholly)) throw err;
-    return err.fresh ? { fresh: err.fresh } : undefined;
+    return { fresh: err.fresh };
   }
 }
