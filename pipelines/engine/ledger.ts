@@ -152,19 +152,6 @@ export async function finishSucceeded(
 }
 
 /**
- * A stored successful response for this request, if one is younger than `freshnessMs` — or, for a
- * resumed run, one this same run stored (a resume never pays again, whatever the freshness).
- */
-export async function freshResponse(
-  w: Warehouse,
-  hash: string,
-  freshnessMs: number,
-  runId?: string,
-): Promise<StoredResponse | undefined> {
-  return (await freshResponses(w.db, [hash], freshnessMs, runId)).get(hash);
-}
-
-/**
  * Which of `hashes` have a stored answer younger than `freshnessMs` (or stored by `runId`): one
  * query, no body read.
  */
@@ -193,7 +180,11 @@ export function isFresh(freshnessMs: number, runId?: string) {
   };
 }
 
-/** `freshResponse` for many requests: two queries at most (which are fresh, then their bodies). */
+/**
+ * The stored successful responses of these requests that are younger than `freshnessMs` — or, for
+ * a resumed run, that this same run stored (a resume never pays again, whatever the freshness):
+ * two queries at most (which are fresh, then their bodies).
+ */
 export async function freshResponses(
   db: Kysely<AnyDB>,
   hashes: string[],

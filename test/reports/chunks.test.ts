@@ -4,11 +4,23 @@ import type { SkillClient } from "../../connectors/skill-api/client.js";
 import { migrateToLatest } from "../../connectors/warehouse/migrate.js";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
 import { responseChunks } from "../../migrations/004_response_chunks.js";
-import { freshResponse } from "../../pipelines/engine/ledger.js";
-import { CHUNK_BYTES, setChunkBytes, wholeBody } from "../../pipelines/engine/reports/chunks.js";
+import { freshResponses } from "../../pipelines/engine/ledger.js";
+import { CHUNK_BYTES, setChunkBytes } from "../../pipelines/engine/reports/chunks.js";
 import { emulatorWithClient } from "../helpers/emulator.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
-import { count, DOWNLOAD, duplicates, fast, ledgerOf, RANGE, rewind, rows, run, tapped } from "./helpers.js";
+import {
+  count,
+  DOWNLOAD,
+  duplicates,
+  fast,
+  ledgerOf,
+  RANGE,
+  rewind,
+  rows,
+  run,
+  storedBody,
+  tapped,
+} from "./helpers.js";
 
 const SIS = "ads-sp-search-impression-share";
 const TABLE = "ads_sp_search_impression_share";
@@ -103,10 +115,10 @@ describe.each(WAREHOUSE_KINDS)("report parts stored in pieces on %s", (kind) => 
         expect(r.chunks).toBeGreaterThan(2);
         expect(await piecesOf(w, r.request_hash)).toEqual(range(r.chunks));
         // The pieces joined are the answer, byte for byte once decoded.
-        const data = JSON.parse(gunzipSync((await wholeBody(w.db, r.request_hash))!).toString("utf8"));
+        const data = JSON.parse(gunzipSync((await storedBody(w, r.request_hash))!).toString("utf8"));
         expect(data.content).toBe(await contentOf(client, r.request));
         // Read as any stored answer is (a pipeline calling the download skill itself would).
-        const fresh = await freshResponse(w, r.request_hash, 0, r.run_id);
+        const fresh = (await freshResponses(w.db, [r.request_hash], 0, r.run_id)).get(r.request_hash);
         expect(fresh?.data).toEqual(data);
       }
       expect(ledgerOf(emulator).distinctDownloads).toBe(2);
@@ -163,7 +175,7 @@ describe.each(WAREHOUSE_KINDS)("report parts stored in pieces on %s", (kind) => 
     it("loads a part stored whole in its row, as before pieces existed", async () => {
       const { emulator, client, w } = await firstRun(1, 8 * 1024);
       const [r] = await storedDownloads(w);
-      const whole = (await wholeBody(w.db, r!.request_hash))!;
+      const whole = (await storedBody(w, r!.request_hash))!;
       // What migration 004 finds in a warehouse written before it: the body in the row, 0 pieces.
       await w.db.deleteFrom("skillsync_response_chunks").execute();
       await w.db

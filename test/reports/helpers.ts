@@ -4,6 +4,7 @@ import type { Warehouse } from "../../connectors/warehouse/open.js";
 import type { Emulator } from "../../emulator/index.js";
 import { type LoadedPipeline, loadPipeline } from "../../pipelines/engine/load.js";
 import type { ParamValue } from "../../pipelines/engine/params.js";
+import { bodyOf, storedRow } from "../../pipelines/engine/reports/chunks.js";
 import { updateJob } from "../../pipelines/engine/reports/jobs.js";
 import { type RunSummary, runPipelines, type SkillCaller } from "../../pipelines/engine/runner.js";
 
@@ -113,4 +114,10 @@ export async function rewind(w: Warehouse, table: string, redownload = false): P
     finishedAt: null,
     ...(redownload ? { partsDownloaded: [] } : {}),
   });
+}
+
+/** The gzipped body stored for a request, joined whole from its pieces when it is kept in pieces. */
+export async function storedBody(w: Warehouse, hash: string): Promise<Buffer | undefined> {
+  const row = await storedRow(w.db, hash);
+  return row && bodyOf(w.db, hash, row);
 }

@@ -6,11 +6,22 @@ import { parse } from "csv-parse/sync";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TransportError } from "../../connectors/skill-api/errors.js";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
-import { wholeBody } from "../../pipelines/engine/reports/chunks.js";
 import { streamDownload } from "../../pipelines/engine/reports/stream-download.js";
 import { emulatorWithClient } from "../helpers/emulator.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
-import { count, DOWNLOAD, duplicates, fast, jobs, ledgerOf, RANGE, rewind, rows, run } from "./helpers.js";
+import {
+  count,
+  DOWNLOAD,
+  duplicates,
+  fast,
+  jobs,
+  ledgerOf,
+  RANGE,
+  rewind,
+  rows,
+  run,
+  storedBody,
+} from "./helpers.js";
 
 const SIS = "ads-sp-search-impression-share";
 const TABLE = "ads_sp_search_impression_share";
@@ -25,7 +36,7 @@ async function storedDownloads(w: Warehouse) {
   );
   const out = [];
   for (const r of stored) {
-    const body = await wholeBody(w.db, r.request_hash);
+    const body = await storedBody(w, r.request_hash);
     out.push({
       request: (typeof r.request === "string" ? JSON.parse(r.request) : r.request) as {
         connectionId: number;

@@ -90,7 +90,7 @@ export function writeAll(fd: number, b: Buffer): void {
 }
 
 /** The stored row of a request, as far as its body goes. */
-function storedRow(db: Kysely<AnyDB>, hash: string): Promise<StoredBodyRow | undefined> {
+export function storedRow(db: Kysely<AnyDB>, hash: string): Promise<StoredBodyRow | undefined> {
   return db
     .selectFrom("skillsync_responses")
     .select(["body", "chunks"])
@@ -109,12 +109,6 @@ export async function bodyOf(db: Kysely<AnyDB>, hash: string, row: StoredBodyRow
   const pieces: Buffer[] = [];
   for (let seq = 0; seq < count; seq++) pieces.push(await chunkAt(db, hash, seq, count));
   return Buffer.concat(pieces);
-}
-
-/** `bodyOf` the stored response of a request, if there is one. */
-export async function wholeBody(db: Kysely<AnyDB>, hash: string): Promise<Buffer | undefined> {
-  const row = await storedRow(db, hash);
-  return row && bodyOf(db, hash, row);
 }
 
 /**
