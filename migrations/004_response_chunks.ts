@@ -1,6 +1,7 @@
 import { type Kysely, type Migration, sql } from "kysely";
 import type { WarehouseAdapter } from "../connectors/warehouse/adapter.js";
 import type { AnyDB } from "../connectors/warehouse/open.js";
+import { addColumnIfMissing } from "./add-column.js";
 
 /**
  * Stored responses kept in pieces: a report part's gzipped body is written to
@@ -20,18 +21,7 @@ export function responseChunks(adapter: WarehouseAdapter): Migration {
         .addColumn("body", blob, (c) => c.notNull())
         .addPrimaryKeyConstraint("skillsync_response_chunks_pk", ["request_hash", "seq"])
         .execute();
-      // SQLite has no `add column if not exists`, and its DDL is not transactional here: a
-      // half-applied run may already have added the column.
-      if (adapter.dialect === "postgres") {
-        await sql`alter table skillsync_responses add column if not exists chunks integer not null default 0`.execute(
-          db,
-        );
-      } else {
-        const cols = await sql<{ name: string }>`pragma table_info(skillsync_responses)`.execute(db);
-        if (!cols.rows.some((c) => c.name === "chunks")) {
-          await sql`alter table skillsync_responses add column chunks integer not null default 0`.execute(db);
-        }
-      }
+      await addColumnIfMissing(db, adapter, "skillsync_responses", "chunks", "integer not null default 0");
     },
   };
 }

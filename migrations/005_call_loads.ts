@@ -1,6 +1,7 @@
-import { type Kysely, type Migration, sql } from "kysely";
+import type { Kysely, Migration } from "kysely";
 import type { WarehouseAdapter } from "../connectors/warehouse/adapter.js";
 import type { AnyDB } from "../connectors/warehouse/open.js";
+import { addColumnIfMissing } from "./add-column.js";
 
 /**
  * A call's load is marked on its own ledger row: `skillsync_calls.loaded_rows` (null: its answer
@@ -12,16 +13,7 @@ import type { AnyDB } from "../connectors/warehouse/open.js";
 export function callLoads(adapter: WarehouseAdapter): Migration {
   return {
     async up(db: Kysely<AnyDB>) {
-      // SQLite has no `add column if not exists`, and its DDL is not transactional here: a
-      // half-applied run may already have added the column.
-      if (adapter.dialect === "postgres") {
-        await sql`alter table skillsync_calls add column if not exists loaded_rows integer`.execute(db);
-        return;
-      }
-      const cols = await sql<{ name: string }>`pragma table_info(skillsync_calls)`.execute(db);
-      if (!cols.rows.some((c) => c.name === "loaded_rows")) {
-        await sql`alter table skillsync_calls add column loaded_rows integer`.execute(db);
-      }
+      await addColumnIfMissing(db, adapter, "skillsync_calls", "loaded_rows", "integer");
     },
   };
 }
