@@ -112,7 +112,7 @@ async function reserveGroup(
 ): Promise<(number | CreditCeilingError)[]> {
   const out: (number | CreditCeilingError | undefined)[] = group.map(() => undefined);
   const total = group.reduce((s, g) => s + g.record.credits, 0);
-  // The whole group at once when it fits (the common case: one UPDATE per ceiling); else call by call.
+  // The whole group at once when it fits (the common case: one statement on Postgres, budget.ts); else call by call.
   const together = group.length > 1 && (await tryReserveCredits(trx, ceilings, total)) === undefined;
   if (!together) {
     for (const [i, g] of group.entries()) {
