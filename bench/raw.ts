@@ -12,6 +12,7 @@ import { pipeline } from "node:stream/promises";
 import SQLite from "better-sqlite3";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
+import { setWarehousePragmas } from "../connectors/warehouse/open.js";
 import type { TableDef } from "../connectors/warehouse/types.js";
 
 type Row = Record<string, unknown>;
@@ -29,8 +30,9 @@ const updateSet = (def: TableDef) =>
 
 export function rawSqliteLoader(path: string) {
   const db = new SQLite(path);
-  db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = NORMAL");
+  // The warehouse's own settings, checkpoint interval included: with SQLite's default (every
+  // ~4 MB of WAL) the reference paid checkpoints skillsync does not.
+  setWarehousePragmas(db);
   const statements = new Map<string, SQLite.Statement<unknown[]>>();
   const stmt = (text: string) => {
     let s = statements.get(text);

@@ -74,6 +74,18 @@ function reusingStatements(database: SQLite.Database): SqliteDatabase {
   };
 }
 
+/** The settings every warehouse connection to a SQLite file runs with (the bench's raw reference too). */
+export function setWarehousePragmas(database: SQLite.Database): void {
+  database.pragma("journal_mode = WAL");
+  database.pragma("synchronous = NORMAL");
+  // Checkpoint every ~40 MB of WAL instead of 4 MB: pages written again and again between two
+  // checkpoints (index leaves, the ledger) reach the database file once (commits ~35% cheaper).
+  database.pragma("wal_autocheckpoint = 10000");
+  database.pragma("foreign_keys = ON");
+  // Concurrent runs and schedulers share the file: wait for the writer instead of failing.
+  database.pragma("busy_timeout = 15000");
+}
+
 /**
  * Opens the warehouse named by a URL (or DATABASE_URL, or ./skillsync.db).
  *
@@ -87,14 +99,7 @@ export async function openWarehouse(url?: string): Promise<Warehouse> {
   if (target.kind === "sqlite") {
     if (target.path !== ":memory:") mkdirSync(dirname(target.path), { recursive: true });
     const database = new SQLite(target.path);
-    database.pragma("journal_mode = WAL");
-    database.pragma("synchronous = NORMAL");
-    // Checkpoint every ~40 MB of WAL instead of 4 MB: pages written again and again between two
-    // checkpoints (index leaves, the ledger) reach the database file once (commits ~35% cheaper).
-    database.pragma("wal_autocheckpoint = 10000");
-    database.pragma("foreign_keys = ON");
-    // Concurrent runs and schedulers share the file: wait for the writer instead of failing.
-    database.pragma("busy_timeout = 15000");
+    setWarehousePragmas(database);
     const db = new Kysely<AnyDB>({ dialect: new SqliteDialect({ database: reusingStatements(database) }) });
     const bulk = sqliteBulkWriter(database);
     return {
