@@ -126,7 +126,7 @@ async function skillsyncRun(
 }
 
 /** The raw driver's batches: the same typed rows, made before timing. */
-function rawBatches(p: LoadedPipeline, responses: BenchResponse[]): RawBatch[] {
+export function rawBatches(p: LoadedPipeline, responses: BenchResponse[]): RawBatch[] {
   const m = compileMapping(p.records);
   return responses.map((r) => {
     const n = m.normalise(r.data, {

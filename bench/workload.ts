@@ -49,15 +49,20 @@ export async function workspace(emulatorUrl: string, pgUrl?: string): Promise<Wo
 
 let serial = 0;
 
-/** `n` marketplace-search calls (distinct keywords, one page each) at concurrency `c`. */
+/** `n` keywords no earlier run of this process used. */
+export function benchKeywords(n: number): string[] {
+  const tag = `${process.pid}-${serial++}`;
+  return Array.from({ length: n }, (_, i) => `bench ${tag} ${i}`);
+}
+
+/** `n` marketplace-search calls (distinct keywords, or these keywords; one page each) at concurrency `c`. */
 export function marketplaceRun(
   ws: Workspace,
-  n: number,
+  n: number | string[],
   c: number,
   extra: Partial<RunOptions> = {},
 ): Promise<RunSummary> {
-  const tag = `${process.pid}-${serial++}`;
-  const keyword = Array.from({ length: n }, (_, i) => `bench ${tag} ${i}`);
+  const keyword = typeof n === "number" ? benchKeywords(n) : n;
   return runPipelines({
     warehouse: ws.warehouse,
     client: ws.client,
