@@ -18,7 +18,7 @@ import type { TableDef } from "../connectors/warehouse/types.js";
 type Row = Record<string, unknown>;
 export interface RawBatch {
   /** Tables in write order, parent first, with their rows. */
-  tables: { def: TableDef; rows: Row[]; deleteByParentKey: string[] | undefined }[];
+  tables: { def: TableDef; rows: Row[]; deleteByParentKey: readonly string[] | undefined }[];
 }
 
 const q = (s: string) => `"${s}"`;

@@ -36,7 +36,21 @@ const BINDERS: Record<ColumnType, Bind> = {
   json: (v) => JSON.stringify(v),
 };
 
+// A table's statement text, built once per table shape (a def object): building it (20 columns
+// quoted and joined) took as long as running the statement for a row.
+const texts = new WeakMap<TableDef, Partial<Record<WriteHow, string>>>();
+
 function insertText(def: TableDef, how: WriteHow): string {
+  let byHow = texts.get(def);
+  if (!byHow) {
+    byHow = {};
+    texts.set(def, byHow);
+  }
+  byHow[how] ??= buildInsertText(def, how);
+  return byHow[how];
+}
+
+function buildInsertText(def: TableDef, how: WriteHow): string {
   const cols = def.columns.map((c) => ident(c.name));
   const base = `insert into ${ident(def.name)} (${cols.join(", ")}) values (${cols.map(() => "?").join(", ")})`;
   if (how === "insert") return base;

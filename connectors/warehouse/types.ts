@@ -8,9 +8,9 @@ export interface ColumnDef {
 
 /** A table as the pipeline engine needs it: typed columns, a key (unique), indexes. */
 export interface TableDef {
-  name: string;
-  columns: ColumnDef[];
-  key: string[];
+  readonly name: string;
+  readonly columns: readonly ColumnDef[];
+  readonly key: readonly string[];
   /** Whether the key is unique (merge and replace upsert on it; append keeps every row). */
   unique?: boolean;
   indexes?: string[][];

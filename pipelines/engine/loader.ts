@@ -28,7 +28,7 @@ export function upserts(def: TableDef, mode: Mode): boolean {
 export async function deleteChildren(
   tx: WarehouseTx,
   child: TableDef,
-  parentKey: string[],
+  parentKey: readonly string[],
   parents: Row[],
 ): Promise<void> {
   if (!parentKey.length || !parents.length) return;

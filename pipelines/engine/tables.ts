@@ -83,7 +83,7 @@ export async function ensureTable(w: Warehouse, def: TableDef): Promise<void> {
     }
   }
   schema.columns.set(def.name, new Set([...(have ?? []), ...def.columns.map((c) => c.name)]));
-  const indexes: [string, string[], boolean][] = [];
+  const indexes: [string, readonly string[], boolean][] = [];
   if (def.key.length)
     indexes.push([
       def.unique === false ? `${def.name}_key_idx` : `${def.name}_key`,
@@ -95,7 +95,11 @@ export async function ensureTable(w: Warehouse, def: TableDef): Promise<void> {
   for (const [name, cols, unique] of indexes) {
     if (schema.indexes.has(name)) continue;
     try {
-      let idx = w.db.schema.createIndex(name).ifNotExists().on(def.name).columns(cols);
+      let idx = w.db.schema
+        .createIndex(name)
+        .ifNotExists()
+        .on(def.name)
+        .columns([...cols]);
       if (unique) idx = idx.unique();
       await idx.execute();
     } catch (err) {
