@@ -80,11 +80,16 @@ export async function loadAnswers(
       if (mapping.mode === "merge") await deleteChildren(tx, child, tables.table.key, parents);
       written += await writeRows(tx, child, rows, mapping.mode);
     }
-    // One answer: what was written is its count. Several: each as its own load would have written.
+    // One answer: what was written is its count. Several: each as its own load would have written;
+    // when every row of the group was written (no key twice, so no child dropped), that is each
+    // answer's own rows, and no key is made again to count them.
+    const brought = answers.length === 1 ? [] : each.map(rowCount);
     counts =
       answers.length === 1
         ? [written]
-        : each.map((n) => countRows(n, [tables.table, ...tables.children], mapping.mode));
+        : written === brought.reduce((a, b) => a + b, 0)
+          ? brought
+          : each.map((n) => countRows(n, [tables.table, ...tables.children], mapping.mode));
     await insertRejects(
       tx.db,
       runId,
@@ -175,14 +180,21 @@ function mergeNormalised(
   const parentName = mapping.table.name;
   const parentKey = keyOf(mapping.table.key);
   const lastWith = new Map<unknown, number>();
+  // Whether a parent comes in two answers: only then are children dropped (and their keys made).
+  let again = false;
   if (mapping.mode === "merge" && mapping.table.key.length && mapping.children.length) {
     each.forEach((n, i) => {
-      for (const r of n.rows.get(parentName) ?? []) lastWith.set(parentKey(r), i);
+      for (const r of n.rows.get(parentName) ?? []) {
+        const k = parentKey(r);
+        const seen = lastWith.get(k);
+        if (seen !== undefined && seen !== i) again = true;
+        lastWith.set(k, i);
+      }
     });
   }
   for (const def of [mapping.table, ...mapping.children]) {
     const out: Row[] = [];
-    const isChild = def !== mapping.table && lastWith.size > 0;
+    const isChild = def !== mapping.table && again;
     each.forEach((n, i) => {
       for (const r of n.rows.get(def.name) ?? []) {
         if (isChild && (lastWith.get(parentKey(r)) ?? i) > i) continue;
@@ -192,6 +204,13 @@ function mergeNormalised(
     rows.set(def.name, out);
   }
   return { rows, rejects };
+}
+
+/** Every row an answer brought, in all its tables. */
+function rowCount(n: Normalised): number {
+  let total = 0;
+  for (const rows of n.rows.values()) total += rows.length;
+  return total;
 }
 
 /** An answer's rows as a load of that answer alone writes them (distinct keys for an upsert). */

@@ -92,6 +92,36 @@ describe.each(WAREHOUSE_KINDS)("load marks on the ledger on %s", (kind) => {
       expect(await isLoaded(w, RUN, "another-pipeline", "a")).toBe(false);
     });
 
+    it("in a group where a key comes twice, each answer records what its own load would write", async () => {
+      const group = [
+        await paid("a", [{ asin: "A1" }, { asin: "A1" }, { asin: "A2" }]), // A1 twice in one page
+        await paid("b", [{ asin: "A2" }, { asin: "B1" }]), // A2 again, from another answer
+        await paid("c", [{ asin: "C1" }]),
+      ];
+      const loaded = await loadAnswers(w, target, RUN, group);
+      expect((await ledger()).map((r) => [r.request_hash, Number(r.loaded_rows)])).toEqual([
+        ["a", 2],
+        ["b", 2],
+        ["c", 1],
+      ]);
+      expect(loaded.rows).toBe(5);
+      expect(await rows(w, "select asin from marked order by asin")).toEqual(
+        ["A1", "A2", "B1", "C1"].map((asin) => ({ asin })),
+      );
+    });
+
+    it("in a group with no key twice, each answer records all its rows", async () => {
+      const loaded = await loadAnswers(w, target, RUN, [
+        await paid("a", [{ asin: "A1" }, { asin: "A2" }]),
+        await paid("b", [{ asin: "B1" }, { asin: "B2" }, { asin: "B3" }]),
+      ]);
+      expect((await ledger()).map((r) => [r.request_hash, Number(r.loaded_rows)])).toEqual([
+        ["a", 2],
+        ["b", 3],
+      ]);
+      expect(loaded.rows).toBe(5);
+    });
+
     it("an answer only kept (its load failed) is paid for but not loaded", async () => {
       await storePaid(w.db, pipeline, RUN, [await paid("kept", [{ asin: "K1" }])]);
       expect(await ledger()).toEqual([{ request_hash: "kept", outcome: "succeeded", loaded_rows: null }]);
