@@ -42,6 +42,7 @@ export function callRow(c: CallRecord, outcome: CallOutcome, at: string) {
     credits: c.credits,
     started_at: at,
     attempts: 0,
+    loaded_rows: c.loadedRows ?? null,
   };
 }
 
@@ -65,7 +66,7 @@ export async function insertCalls(
   const at = now();
   await db
     .insertInto("skillsync_calls")
-    .values(calls.map((c) => ({ ...callRow(c, outcome, at), loaded_rows: c.loadedRows ?? null })))
+    .values(calls.map((c) => callRow(c, outcome, at)))
     .execute();
 }
 
