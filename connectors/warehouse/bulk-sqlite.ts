@@ -1,27 +1,16 @@
 import type SQLite from "better-sqlite3";
 import { type BulkRow, type BulkWriter, ident, lastPerKey, updatable, type WriteHow } from "./bulk.js";
+import { cachePerOwner } from "./cache-per-owner.js";
 import type { ColumnType, TableDef } from "./types.js";
 
 type Statement = SQLite.Statement<unknown[]>;
 
-// Prepared once per connection and statement text (a table's shape; the reservation's statements):
-// a run of many batches compiles each statement once. Text is a few hundred bytes; shapes are few.
-const cache = new WeakMap<SQLite.Database, Map<string, Statement>>();
+// Prepared once per connection and statement text — a table's shape, the reservation's statements
+// and Kysely's (open.ts): a run of many batches compiles each statement once.
+const statements = cachePerOwner<SQLite.Database, Statement>();
 
 export function prepared(database: SQLite.Database, text: string): Statement {
-  let byText = cache.get(database);
-  if (!byText) {
-    byText = new Map();
-    cache.set(database, byText);
-  }
-  let stmt = byText.get(text);
-  if (!stmt) {
-    // Inferred columns make new shapes now and then; old ones are rarely needed again.
-    if (byText.size >= 256) byText.clear();
-    stmt = database.prepare<unknown[]>(text);
-    byText.set(text, stmt);
-  }
-  return stmt;
+  return statements(database, text, () => database.prepare<unknown[]>(text));
 }
 
 type Bind = (v: unknown) => unknown;

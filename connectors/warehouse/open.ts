@@ -8,7 +8,7 @@ import type { WarehouseTx } from "./bulk.js";
 
 export type { WarehouseTx } from "./bulk.js";
 
-import { sqliteBulkWriter } from "./bulk-sqlite.js";
+import { prepared, sqliteBulkWriter } from "./bulk-sqlite.js";
 import { pgTransaction } from "./pg-transaction.js";
 import { describeWarehouse, parseWarehouseUrl, type WarehouseTarget } from "./url.js";
 
@@ -54,23 +54,13 @@ const pgTypes = {
 
 /**
  * Kysely's SQLite driver prepares every statement it runs; the ledger's few statements run once
- * per call, so each is prepared once per connection and reused (SQLite re-prepares a statement
- * itself when the schema changes under it).
+ * per call, so each is prepared once per connection and reused, from the same cache as the bulk
+ * writer's (SQLite re-prepares a statement itself when the schema changes under it).
  */
 function reusingStatements(database: SQLite.Database): SqliteDatabase {
-  const statements = new Map<string, SQLite.Statement>();
   return {
     close: () => database.close(),
-    prepare(text) {
-      let stmt = statements.get(text);
-      if (!stmt) {
-        // Statements with inlined values (DDL, a few) would grow the cache without end.
-        if (statements.size >= 500) statements.clear();
-        stmt = database.prepare(text);
-        statements.set(text, stmt);
-      }
-      return stmt;
-    },
+    prepare: (text) => prepared(database, text),
   };
 }
 

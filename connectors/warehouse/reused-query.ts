@@ -1,4 +1,5 @@
 import type { Compilable, CompiledQuery, Kysely, QueryResult } from "kysely";
+import { cachePerOwner } from "./cache-per-owner.js";
 import type { AnyDB } from "./open.js";
 
 interface Template {
@@ -8,7 +9,7 @@ interface Template {
 }
 
 // Per dialect (the adapter, shared by a Kysely instance and its transactions), then per shape.
-const templates = new WeakMap<object, Map<string, Template>>();
+const templates = cachePerOwner<object, Template>();
 const SLOT = "\u0000skillsync-slot:";
 
 /**
@@ -27,23 +28,13 @@ export async function runReused<R>(
   values: readonly unknown[],
   build: (slot: (i: number) => unknown) => Compilable<R>,
 ): Promise<QueryResult<R>> {
-  const dialect = db.getExecutor().adapter;
-  let byShape = templates.get(dialect);
-  if (!byShape) {
-    byShape = new Map();
-    templates.set(dialect, byShape);
-  }
-  let t = byShape.get(shape);
-  if (!t) {
+  const t = templates(db.getExecutor().adapter, shape, () => {
     const compiled = build((i) => `${SLOT}${i}`).compile();
     const slots = compiled.parameters.map((p) =>
       typeof p === "string" && p.startsWith(SLOT) ? Number(p.slice(SLOT.length)) : { constant: p },
     );
-    t = { compiled, slots };
-    // Shapes are a few per statement (one per group size); the bound is a safety net.
-    if (byShape.size >= 256) byShape.clear();
-    byShape.set(shape, t);
-  }
+    return { compiled, slots };
+  });
   const parameters = t.slots.map((s) => (typeof s === "number" ? values[s] : s.constant));
   return db.executeQuery<R>({ ...(t.compiled as CompiledQuery<R>), parameters });
 }
