@@ -80,16 +80,11 @@ export async function loadAnswers(
       if (mapping.mode === "merge") await deleteChildren(tx, child, tables.table.key, parents);
       written += await writeRows(tx, child, rows, mapping.mode);
     }
-    // One answer: what was written is its count. Several: each as its own load would have written;
-    // when every row of the group was written (no key twice, so no child dropped), that is each
-    // answer's own rows, and no key is made again to count them.
-    const brought = answers.length === 1 ? [] : each.map(rowCount);
+    // One answer: what was written is its count. Several: each as its own load would have written.
     counts =
       answers.length === 1
         ? [written]
-        : written === brought.reduce((a, b) => a + b, 0)
-          ? brought
-          : each.map((n) => countRows(n, [tables.table, ...tables.children], mapping.mode));
+        : answerCounts(each, written, [tables.table, ...tables.children], mapping.mode);
     await insertRejects(
       tx.db,
       runId,
@@ -206,11 +201,24 @@ function mergeNormalised(
   return { rows, rejects };
 }
 
-/** Every row an answer brought, in all its tables. */
-function rowCount(n: Normalised): number {
-  let total = 0;
-  for (const rows of n.rows.values()) total += rows.length;
-  return total;
+/**
+ * Each answer's rows as its own load would write them. When the group wrote every row its answers
+ * brought (no key twice, so no child dropped), that is each answer's own rows, and no key is made
+ * again to count them.
+ */
+function answerCounts(
+  each: readonly Normalised[],
+  written: number,
+  defs: readonly TableDef[],
+  mode: CompiledMapping["mode"],
+): number[] {
+  const brought = each.map((n) => {
+    let total = 0;
+    for (const rows of n.rows.values()) total += rows.length;
+    return total;
+  });
+  if (written === brought.reduce((a, b) => a + b, 0)) return brought;
+  return each.map((n) => countRows(n, defs, mode));
 }
 
 /** An answer's rows as a load of that answer alone writes them (distinct keys for an upsert). */
