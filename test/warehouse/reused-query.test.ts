@@ -14,20 +14,23 @@ describe.each(WAREHOUSE_KINDS)("a query compiled once per shape on %s", (kind) =
     });
 
     // Each row's id also goes into `twice` (one value, two places); `source` is a constant of the shape.
+    const built: string[] = [];
     const insert = (rows: { id: number; label: string }[]) =>
       runReused(
         w.db,
         `notes:${rows.length}`,
         rows.flatMap((r) => [r.id, r.label]),
-        (slot) =>
-          w.db.insertInto("notes").values(
+        (slot) => {
+          built.push(`${rows.length} rows`);
+          return w.db.insertInto("notes").values(
             rows.map((_, i) => ({
               id: slot(2 * i),
               label: slot(2 * i + 1),
               source: "reused",
               twice: sql`${slot(2 * i)} * 2`,
             })),
-          ),
+          );
+        },
       );
 
     const notes = async () =>
@@ -47,6 +50,8 @@ describe.each(WAREHOUSE_KINDS)("a query compiled once per shape on %s", (kind) =
         { id: 4, label: "four" },
       ]);
       await insert([{ id: 5, label: "five" }]);
+      // Built and compiled once per shape: the second two-row insert reused the first's.
+      expect(built).toEqual(["2 rows", "1 rows"]);
       expect(await notes()).toEqual([
         { id: 1, label: "one", source: "reused", twice: 2 },
         { id: 2, label: "two", source: "reused", twice: 4 },
