@@ -1,12 +1,11 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { migrateToLatest } from "../../connectors/warehouse/migrate.js";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
-import type { PlannedCall } from "../../pipelines/engine/calls.js";
 import { loadAnswers, loadResponse } from "../../pipelines/engine/load-response.js";
 import { compileMapping } from "../../pipelines/engine/mapping.js";
 import { ensureTable } from "../../pipelines/engine/tables.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
-import { pipelineFrom, rows } from "../pipelines/fixtures.js";
+import { firstCall, pipelineFrom, rows } from "../pipelines/fixtures.js";
 
 /** A pipeline whose parents have a one- or two-column key and two child tables. */
 const yaml = (key: string, mode: string) => `name: parts
@@ -25,16 +24,7 @@ records:
     - { path: people, table: part_people, columns: { name: text, note: text } }
 `;
 
-const call = (hash: string): PlannedCall => ({
-  skill: "patent-core-bibliography",
-  body: {},
-  hash,
-  credits: 0,
-  input: undefined,
-  items: 1,
-  pageIndex: 0,
-  fetched: 0,
-});
+const call = (hash: string) => firstCall("patent-core-bibliography", hash);
 
 describe.each(WAREHOUSE_KINDS)("child tables through loadResponse on %s", (kind) => {
   describe.skipIf(unavailable(kind))("", () => {

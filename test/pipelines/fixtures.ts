@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
+import type { PlannedCall } from "../../pipelines/engine/calls.js";
 import { type LoadedPipeline, loadPipeline } from "../../pipelines/engine/load.js";
 
 /** Writes a pipeline file (and any extra files) into a fresh folder and loads it. */
@@ -13,6 +14,18 @@ export function pipelineFrom(yaml: string, files: Record<string, string> = {}): 
   writeFileSync(file, yaml);
   return loadPipeline(file);
 }
+
+/** A first-page call of `skill` known by its request hash (loads in tests need no more of it). */
+export const firstCall = (skill: string, hash: string, body: Record<string, unknown> = {}): PlannedCall => ({
+  skill,
+  body,
+  hash,
+  credits: 0,
+  input: undefined,
+  items: 1,
+  pageIndex: 0,
+  fetched: 0,
+});
 
 export const builtin = (...names: string[]) => names.map((n) => loadPipeline(n));
 

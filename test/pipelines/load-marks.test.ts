@@ -1,7 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { migrateToLatest } from "../../connectors/warehouse/migrate.js";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
-import type { PlannedCall } from "../../pipelines/engine/calls.js";
 import { insertCall, isLoaded, markLoaded } from "../../pipelines/engine/ledger.js";
 import {
   type Answer,
@@ -12,7 +11,7 @@ import {
 import { compileMapping } from "../../pipelines/engine/mapping.js";
 import { ensureTable } from "../../pipelines/engine/tables.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
-import { pipelineFrom, rows } from "./fixtures.js";
+import { firstCall, pipelineFrom, rows } from "./fixtures.js";
 
 const RUN = "run-1";
 const pipeline = pipelineFrom(`name: marks
@@ -24,16 +23,7 @@ records:
   columns: { asin: text }
 `);
 
-const call = (hash: string): PlannedCall => ({
-  skill: pipeline.skill,
-  body: { keyword: hash },
-  hash,
-  credits: 1,
-  input: undefined,
-  items: 1,
-  pageIndex: 0,
-  fetched: 0,
-});
+const call = (hash: string) => firstCall(pipeline.skill, hash, { keyword: hash });
 
 // Whether a resumed run loads a stored answer again hangs on these marks: a paid answer's ledger
 // row records its load, an answer only kept (its load failed) must not look loaded.

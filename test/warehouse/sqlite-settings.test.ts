@@ -35,7 +35,7 @@ describe("SQLite warehouse settings", () => {
     const path = freshWarehouseUrl("sqlite");
     const plain = new SQLite(path);
     try {
-      // SQLite's own defaults differ: the reference would pay four times as many checkpoints.
+      // SQLite's own defaults differ: the reference checkpointed ten times as often.
       expect(settings(plain)).not.toEqual(WAREHOUSE);
       setWarehousePragmas(plain);
       expect(settings(plain)).toEqual(WAREHOUSE);
