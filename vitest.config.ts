@@ -7,5 +7,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // Vitest uses half the cores by default (one worker on a 2-core machine); the files wait on
+    // processes, sockets and databases as much as on the CPU, so two workers halve the wall time.
+    maxWorkers: 2,
   },
 });

@@ -6,8 +6,8 @@
 import { keepHeapSmall } from "../cli/heap.js";
 import { SkillClient } from "../connectors/skill-api/client.js";
 import { DEMO_KEY } from "../emulator/index.js";
-import { loadPipeline } from "../pipelines/engine/load.js";
-import { runPipelines } from "../pipelines/engine/runner.js";
+import { loadPipeline } from "../engine/define/pipeline-file.js";
+import { runPipelines } from "../engine/run/runner.js";
 import { startEmulatorProcess } from "./emulator-process.js";
 import { marketplaceRun, workspace } from "./workload.js";
 

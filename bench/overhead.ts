@@ -9,7 +9,7 @@
 import { Pool } from "undici";
 import { marketplaceSearch } from "../emulator/generate/marketplace.js";
 import { DEMO_KEY } from "../emulator/index.js";
-import { loadPipeline } from "../pipelines/engine/load.js";
+import { loadPipeline } from "../engine/define/pipeline-file.js";
 import { startEmulatorProcess } from "./emulator-process.js";
 import { rawBatches } from "./load-throughput.js";
 import { rawPostgresLoader, rawSqliteLoader } from "./raw.js";

@@ -13,7 +13,7 @@ import SQLite from "better-sqlite3";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { setWarehousePragmas } from "../connectors/warehouse/open.js";
-import type { TableDef } from "../connectors/warehouse/types.js";
+import type { TableDef } from "../schema/table.js";
 
 type Row = Record<string, unknown>;
 export interface RawBatch {

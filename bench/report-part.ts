@@ -17,8 +17,8 @@ import { fileURLToPath } from "node:url";
 import { SkillClient } from "../connectors/skill-api/client.js";
 import { openWarehouse } from "../connectors/warehouse/open.js";
 import { DEMO_KEY, startEmulator } from "../emulator/index.js";
-import { loadPipeline } from "../pipelines/engine/load.js";
-import { runPipelines } from "../pipelines/engine/runner.js";
+import { loadPipeline } from "../engine/define/pipeline-file.js";
+import { runPipelines } from "../engine/run/runner.js";
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);

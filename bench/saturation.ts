@@ -6,7 +6,7 @@
  * Beside it, the bare HTTP client's own rate at the same C and L (same run): what this machine and
  * the emulator allow at all, so a shortfall can be told apart from the runner's.
  */
-import type { SkillCaller } from "../pipelines/engine/runner.js";
+import type { SkillCaller } from "../engine/run/runner.js";
 import { startEmulatorProcess } from "./emulator-process.js";
 import { bareCalls } from "./overhead.js";
 import { median } from "./stats.js";

@@ -7,8 +7,8 @@ import pg from "pg";
 import { SkillClient } from "../connectors/skill-api/client.js";
 import { openWarehouse, type Warehouse } from "../connectors/warehouse/open.js";
 import { DEMO_KEY } from "../emulator/index.js";
-import { loadPipeline } from "../pipelines/engine/load.js";
-import { type RunOptions, type RunSummary, runPipelines } from "../pipelines/engine/runner.js";
+import { loadPipeline } from "../engine/define/pipeline-file.js";
+import { type RunOptions, type RunSummary, runPipelines } from "../engine/run/runner.js";
 
 export interface Workspace {
   warehouse: Warehouse;

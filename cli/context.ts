@@ -1,8 +1,9 @@
 import { SkillClient } from "../connectors/skill-api/client.js";
 import { openWarehouse, type Warehouse } from "../connectors/warehouse/open.js";
 import { ValidationError } from "../core/errors.js";
-import { readValues } from "../pipelines/engine/inputs.js";
-import { parseParamFlags } from "../pipelines/engine/params.js";
+import { readValues } from "../engine/define/inputs.js";
+import { parseParamFlags } from "../engine/define/params.js";
+import { loadPrices, type PriceTable } from "../engine/define/prices.js";
 
 /** Commander collector for repeatable flags. */
 export const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -11,12 +12,16 @@ export function dbOption(opts: { db?: string | undefined }): string | undefined 
   return opts.db ?? process.env["DATABASE_URL"];
 }
 
-/** Opens the warehouse for a command and always closes it. */
+/**
+ * Opens the warehouse for a command and always closes it. `existing`: the command only reads, so
+ * a warehouse that is not there is an error (exit 2), never created.
+ */
 export async function withWarehouse<T>(
   url: string | undefined,
   fn: (w: Warehouse) => Promise<T>,
+  o: { existing?: boolean } = {},
 ): Promise<T> {
-  const w = await openWarehouse(url);
+  const w = await openWarehouse(url, o);
   try {
     return await fn(w);
   } finally {
@@ -34,7 +39,7 @@ export function paramsFromFlags(flags: string[] = []): Record<string, string[]> 
     raw[name] = values.flatMap((v) => {
       if (!v.startsWith("@")) return [v];
       const [file, column] = v.slice(1).split("#");
-      return readValues(file!, column, `--param ${name}`);
+      return readValues(file!, column, `--param ${name}`, (text) => process.stderr.write(`${text}\n`));
     });
   }
   return raw;
@@ -51,7 +56,9 @@ export function numberFlag(
   opts: { integer?: boolean; min?: number } = {},
 ): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
+  // Decimal digits only: Number() reads "" and " " as 0 and "0x10" as 16, "1e3" as 1000.
+  const text = value.trim();
+  const n = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(text) && text.length <= 20 ? Number(text) : Number.NaN;
   const bad = !Number.isFinite(n) || (opts.integer && !Number.isInteger(n)) || n < (opts.min ?? 0);
   if (bad)
     throw new UsageError(
@@ -64,4 +71,13 @@ export class UsageError extends ValidationError {
   constructor(message: string) {
     super("command line", [{ path: [], message }]);
   }
+}
+
+/**
+ * The price table of every command that runs pipelines (run, plan, schedule, serve, reports retry):
+ * `--prices FILE`, else SKILLSYNC_PRICES, else the catalog's prices.
+ */
+export function pricesOption(file: string | undefined): PriceTable {
+  const env = process.env["SKILLSYNC_PRICES"];
+  return loadPrices(file ?? (env?.trim() ? env : undefined));
 }

@@ -2,11 +2,13 @@ import { Command, CommanderError } from "commander";
 import { ExitCode } from "../core/errors.js";
 import { registerCommands } from "./commands/index.js";
 import { printError } from "./output.js";
+import { packageVersion } from "./version.js";
 
 /** Runs the `skillsync` command line; resolves to the exit code instead of exiting, so tests can call it. */
 export async function main(argv: string[]): Promise<number> {
   const program = new Command("skillsync")
     .description("Turn the Skill API into SQLite or Postgres tables")
+    .version(packageVersion(), "--version", "print the version")
     .option("--verbose", "print stack traces with errors")
     .showHelpAfterError("(add --help for usage)")
     .exitOverride();

@@ -1,12 +1,21 @@
 import cliProgress from "cli-progress";
 import { redact } from "../core/redact.js";
-import type { RunReporter } from "../pipelines/engine/runner.js";
-import type { RunCounters } from "../pipelines/engine/runs.js";
+import type { RunReporter } from "../engine/run/runner.js";
+import type { RunCounters } from "../store/runs.js";
 
 const fmtCredits = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
 
+/** What the answers showed about the mappings, when they showed anything (else nothing, to keep the line short). */
+function qualityPart(c: RunCounters): string {
+  const parts = [
+    c.columnsEmpty ? `empty columns ${c.columnsEmpty}` : "",
+    c.membersUnmapped ? `unmapped members ${c.membersUnmapped}` : "",
+  ].filter(Boolean);
+  return parts.length ? ` · ${parts.join(" · ")}` : "";
+}
+
 function line(c: RunCounters): string {
-  return `calls ${c.callsDone}/${c.callsPlanned} (${c.callsCached} from store) · rows ${c.rowsWritten} · credits ${fmtCredits(c.creditsSpent)} · errors ${c.callsFailed}`;
+  return `calls ${c.callsDone}/${c.callsPlanned} (${c.callsCached} from store${c.callsShared ? `, ${c.callsShared} from another run` : ""}) · rows ${c.rowsWritten} · rejected ${c.rowsRejected} · credits ${fmtCredits(c.creditsSpent)} · errors ${c.callsFailed}${qualityPart(c)}`;
 }
 
 /**
@@ -19,7 +28,8 @@ export function makeReporter(mode: "auto" | "silent"): RunReporter & { stop(): v
     const bar = new cliProgress.SingleBar(
       {
         stream: process.stderr,
-        format: "{bar} calls {value}/{total} | rows {rows} | credits {credits} | errors {errors}",
+        format:
+          "{bar} calls {value}/{total} | rows {rows} | rejected {rejected} | credits {credits} | errors {errors}",
         hideCursor: true,
         clearOnComplete: false,
       },
@@ -28,7 +38,12 @@ export function makeReporter(mode: "auto" | "silent"): RunReporter & { stop(): v
     let started = false;
     return {
       update(c, note) {
-        const payload = { rows: c.rowsWritten, credits: fmtCredits(c.creditsSpent), errors: c.callsFailed };
+        const payload = {
+          rows: c.rowsWritten,
+          rejected: c.rowsRejected,
+          credits: fmtCredits(c.creditsSpent),
+          errors: c.callsFailed,
+        };
         if (!started) {
           bar.start(Math.max(1, c.callsPlanned), c.callsDone, payload);
           started = true;

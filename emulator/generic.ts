@@ -1,3 +1,4 @@
+import { canonicalJson } from "../core/hash.js";
 import {
   catalog,
   type Family,
@@ -8,7 +9,6 @@ import {
   toolName,
 } from "../schema/catalog.js";
 import { isoDay, randomDay } from "./generate/dates.js";
-import { canonicalJson } from "./ledger.js";
 import { hashSeed, mixSeed, Rng } from "./random.js";
 
 /**

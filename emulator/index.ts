@@ -1,6 +1,7 @@
 /** The local Skill API emulator: start it in-process, or run `skillsync emulator`. */
+
+export { canonicalJson } from "../core/hash.js";
 export type { CallStatus, LedgerCall, LedgerSnapshot } from "./ledger.js";
-export { canonicalJson } from "./ledger.js";
 export {
   DEFAULT_EMULATOR_HOST,
   DEFAULT_EMULATOR_PORT,

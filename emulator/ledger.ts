@@ -1,24 +1,3 @@
-import { createHash } from "node:crypto";
-
-/** JSON with object keys sorted recursively: equal requests give equal text, whatever the key order. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value !== null && typeof value === "object") {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key]);
-    return out;
-  }
-  return value;
-}
-
-export function sha256Hex(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
-}
-
 /**
  * What happened to a call. Charged: ok, drift, malformed, timeout. Everything else was refused or
  * failed before it was processed and costs nothing.
@@ -50,6 +29,8 @@ export interface LedgerCall {
   status: CallStatus;
   httpStatus: number | null;
   reportId?: string;
+  /** When the call was recorded, ms since the epoch: its answer sent (or the client gone). */
+  at?: number;
 }
 
 export interface LedgerSnapshot {
@@ -92,7 +73,7 @@ export class Ledger {
     }
     this.operations.set(call.slug, op);
     this.totalCredits += call.credits;
-    this.calls.push(call);
+    this.calls.push({ ...call, at: call.at ?? Date.now() });
     if (this.calls.length > this.limit * 2) {
       const drop = this.calls.length - this.limit;
       this.calls = this.calls.slice(drop);

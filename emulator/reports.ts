@@ -1,5 +1,5 @@
+import { canonicalJson } from "../core/hash.js";
 import { type ReportKind, reportCsv } from "./generate/report-csv.js";
-import { canonicalJson } from "./ledger.js";
 import { hashHex, hashSeed } from "./random.js";
 
 /** What a call will do once it is accepted, or why it is refused (not charged). */

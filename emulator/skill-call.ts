@@ -1,11 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { formatIssues, fromZodIssues } from "../core/errors.js";
+import { canonicalJson, sha256Hex } from "../core/hash.js";
 import { getOperation } from "../schema/catalog.js";
 import type { KeyRing } from "./auth.js";
 import { applyDrift, malformedBody } from "./distort.js";
 import type { FaultState } from "./faults.js";
 import { genericOperation } from "./generic.js";
-import { type CallStatus, canonicalJson, type Ledger, sha256Hex } from "./ledger.js";
+import type { CallStatus, Ledger } from "./ledger.js";
 import type { ResolvedOptions } from "./options.js";
 import { planCall } from "./plan.js";
 import { priceOf } from "./pricing.js";

@@ -7,11 +7,7 @@ export function toolkitTables(adapter: WarehouseAdapter): Migration {
   const ts = sql.raw(adapter.sqlType("timestamp"));
   const json = sql.raw(adapter.sqlType("json"));
   const real = sql.raw(adapter.sqlType("number"));
-  const blob = sql.raw(adapter.dialect === "postgres" ? "bytea" : "blob");
-  const autoId = (t: ReturnType<Kysely<AnyDB>["schema"]["createTable"]>) =>
-    adapter.dialect === "postgres"
-      ? t.addColumn("id", "bigserial", (c) => c.primaryKey())
-      : t.addColumn("id", "integer", (c) => c.primaryKey().autoIncrement());
+  const blob = sql.raw(adapter.binaryType);
   return {
     async up(db: Kysely<AnyDB>) {
       await db.schema
@@ -45,7 +41,8 @@ export function toolkitTables(adapter: WarehouseAdapter): Migration {
         .columns(["run_key", "status"])
         .execute();
 
-      await autoId(db.schema.createTable("skillsync_calls").ifNotExists())
+      await adapter
+        .idColumn(db.schema.createTable("skillsync_calls").ifNotExists())
         .addColumn("run_id", "text", (c) => c.notNull())
         .addColumn("pipeline", "text", (c) => c.notNull())
         .addColumn("skill", "text", (c) => c.notNull())
@@ -97,7 +94,8 @@ export function toolkitTables(adapter: WarehouseAdapter): Migration {
         .addPrimaryKeyConstraint("skillsync_loads_pk", ["run_id", "pipeline", "request_hash"])
         .execute();
 
-      await autoId(db.schema.createTable("skillsync_rejects").ifNotExists())
+      await adapter
+        .idColumn(db.schema.createTable("skillsync_rejects").ifNotExists())
         .addColumn("run_id", "text", (c) => c.notNull())
         .addColumn("pipeline", "text", (c) => c.notNull())
         .addColumn("table_name", "text", (c) => c.notNull())

@@ -15,11 +15,8 @@ export function reportJobs(adapter: WarehouseAdapter): Migration {
   const real = sql.raw(adapter.sqlType("number"));
   return {
     async up(db: Kysely<AnyDB>) {
-      const table = db.schema.createTable("skillsync_report_jobs").ifNotExists();
-      await (adapter.dialect === "postgres"
-        ? table.addColumn("id", "bigserial", (c) => c.primaryKey())
-        : table.addColumn("id", "integer", (c) => c.primaryKey().autoIncrement())
-      )
+      await adapter
+        .idColumn(db.schema.createTable("skillsync_report_jobs").ifNotExists())
         .addColumn("pipeline", "text", (c) => c.notNull())
         .addColumn("pipeline_file", "text")
         .addColumn("skill", "text", (c) => c.notNull())

@@ -12,11 +12,8 @@ export function scheduleTables(adapter: WarehouseAdapter): Migration {
   const ts = sql.raw(adapter.sqlType("timestamp"));
   return {
     async up(db: Kysely<AnyDB>) {
-      const ticks = db.schema.createTable("skillsync_schedule_ticks").ifNotExists();
-      await (adapter.dialect === "postgres"
-        ? ticks.addColumn("id", "bigserial", (c) => c.primaryKey())
-        : ticks.addColumn("id", "integer", (c) => c.primaryKey().autoIncrement())
-      )
+      await adapter
+        .idColumn(db.schema.createTable("skillsync_schedule_ticks").ifNotExists())
         .addColumn("pipeline", "text", (c) => c.notNull())
         .addColumn("tick_at", ts, (c) => c.notNull())
         // fired | skipped | missed | caught-up

@@ -10,7 +10,7 @@ import { addColumnIfMissing } from "./add-column.js";
  * whole part was the peak of a large download: the driver copies a parameter it binds.
  */
 export function responseChunks(adapter: WarehouseAdapter): Migration {
-  const blob = sql.raw(adapter.dialect === "postgres" ? "bytea" : "blob");
+  const blob = sql.raw(adapter.binaryType);
   return {
     async up(db: Kysely<AnyDB>) {
       await db.schema

@@ -3,8 +3,8 @@ import type { WarehouseAdapter } from "../connectors/warehouse/adapter.js";
 import type { AnyDB } from "../connectors/warehouse/open.js";
 
 /**
- * Adds a column unless the table has it. SQLite has no `add column if not exists`, and its DDL is
- * not transactional here: a half-applied run of a migration may already have added the column.
+ * Adds a column unless the table has it: with `add column if not exists` where the database has
+ * it, else after looking (a half-applied run of a migration may already have added the column).
  * `table`, `column` and `definition` are the migration's own text, never user input.
  */
 export async function addColumnIfMissing(
@@ -14,10 +14,10 @@ export async function addColumnIfMissing(
   column: string,
   definition: string,
 ): Promise<void> {
-  if (adapter.dialect === "sqlite") {
-    const cols = await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(db);
-    if (cols.rows.some((c) => c.name === column)) return;
+  if (!adapter.addColumnIfNotExists) {
+    const cols = await adapter.columns(db, table);
+    if (cols.some((c) => c.name === column)) return;
   }
-  const ifMissing = adapter.dialect === "postgres" ? "if not exists " : "";
+  const ifMissing = adapter.addColumnIfNotExists ? "if not exists " : "";
   await sql.raw(`alter table ${table} add column ${ifMissing}${column} ${definition}`).execute(db);
 }

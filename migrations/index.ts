@@ -5,6 +5,8 @@ import { reportJobs } from "./002_report_jobs.js";
 import { scheduleTables } from "./003_schedules.js";
 import { responseChunks } from "./004_response_chunks.js";
 import { callLoads } from "./005_call_loads.js";
+import { singleFlight } from "./006_single_flight.js";
+import { runQuality } from "./007_run_quality.js";
 
 /**
  * The numbered migrations, in order. Names never change once released; new ones are appended.
@@ -17,5 +19,7 @@ export function allMigrations(adapter: WarehouseAdapter): Record<string, Migrati
     "003_schedules": scheduleTables(adapter),
     "004_response_chunks": responseChunks(adapter),
     "005_call_loads": callLoads(adapter),
+    "006_single_flight": singleFlight(adapter),
+    "007_run_quality": runQuality(adapter),
   };
 }

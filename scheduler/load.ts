@@ -2,8 +2,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { isNode, LineCounter, parseDocument } from "yaml";
 import { type Issue, ValidationError } from "../core/errors.js";
-import { type LoadedPipeline, loadPipeline } from "../pipelines/engine/load.js";
-import { type ParamValue, resolveParams } from "../pipelines/engine/params.js";
+import { type ParamValue, resolveParams } from "../engine/define/params.js";
+import { type LoadedPipeline, loadPipeline } from "../engine/define/pipeline-file.js";
 import type { ScheduleSpec } from "../schema/schedule.js";
 
 /** A pipeline with its `schedule:` block, ready for the scheduler. */

@@ -1,13 +1,13 @@
 import { hostname } from "node:os";
 import cron, { type ScheduledTask } from "node-cron";
-import { migrateToLatest } from "../connectors/warehouse/migrate.js";
 import type { Warehouse } from "../connectors/warehouse/open.js";
-import type { SheetReader } from "../pipelines/engine/inputs.js";
-import type { PriceTable } from "../pipelines/engine/prices.js";
-import type { SkillCaller } from "../pipelines/engine/runner.js";
+import type { SheetReader } from "../engine/define/inputs.js";
+import type { PriceTable } from "../engine/define/prices.js";
+import type { SkillCaller } from "../engine/run/runner.js";
+import { migrateToLatest } from "../store/migrate.js";
+import { advanceChecked, claimTick, ensureStates, type Owner, readState } from "../store/schedule-state.js";
 import type { ScheduledPipeline } from "./load.js";
 import { type InFlightTick, interruptLeftovers, settleWithin } from "./shutdown.js";
-import { advanceChecked, claimTick, ensureStates, type Owner, readState } from "./state.js";
 import { runTick, type TickContext, type TickOutcome } from "./tick.js";
 import { formatInZone, pastTicks } from "./times.js";
 

@@ -1,5 +1,6 @@
 import type { Warehouse } from "../connectors/warehouse/open.js";
-import { finishSlot, type Owner, updateTick } from "./state.js";
+import { interruptOwnRuns } from "../store/runs.js";
+import { finishSlot, type Owner, updateTick } from "../store/schedule-state.js";
 
 /** Waits for the promises to settle, at most `ms`; true when they all did. */
 export async function settleWithin(promises: Iterable<Promise<unknown>>, ms: number): Promise<boolean> {
@@ -32,36 +33,8 @@ const LEFT_REASON = "the scheduler stopped before the run ended (grace period ov
 export async function interruptLeftovers(w: Warehouse, me: Owner, ticks: InFlightTick[]): Promise<string[]> {
   const marked: string[] = [];
   for (const t of ticks) {
-    const now = new Date().toISOString();
-    const runs = await w.db
-      .selectFrom("skillsync_runs")
-      .select(["id", "pipelines"])
-      .where("status", "=", "running")
-      .where("trigger", "=", "schedule")
-      .where("host", "=", me.host)
-      .where("pid", "=", me.pid)
-      .execute();
-    const ids = runs
-      .filter((r) => {
-        const names = typeof r.pipelines === "string" ? JSON.parse(r.pipelines) : r.pipelines;
-        return Array.isArray(names) && names.length === 1 && names[0] === t.pipeline;
-      })
-      .map((r) => String(r.id));
-    if (ids.length) {
-      await w.db
-        .updateTable("skillsync_runs")
-        .set({ status: "interrupted", finished_at: now, stop_reason: LEFT_REASON })
-        .where("id", "in", ids)
-        .where("status", "=", "running")
-        .execute();
-      await w.db
-        .updateTable("skillsync_calls")
-        .set({ outcome: "interrupted", finished_at: now })
-        .where("run_id", "in", ids)
-        .where("outcome", "=", "reserved")
-        .execute();
-      marked.push(...ids);
-    }
+    const ids = await interruptOwnRuns(w, me, t.pipeline, LEFT_REASON);
+    marked.push(...ids);
     await updateTick(w, t.pipeline, t.tickAt, {
       runId: ids[0] ?? null,
       runStatus: "interrupted",

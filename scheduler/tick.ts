@@ -1,10 +1,9 @@
 import type { Warehouse } from "../connectors/warehouse/open.js";
 import { redact } from "../core/redact.js";
-import type { SheetReader } from "../pipelines/engine/inputs.js";
-import { type ParamValue, resolveDate } from "../pipelines/engine/params.js";
-import type { PriceTable } from "../pipelines/engine/prices.js";
-import { type RunSummary, runPipelines, type SkillCaller } from "../pipelines/engine/runner.js";
-import { type ScheduledPipeline, scheduleParams } from "./load.js";
+import type { SheetReader } from "../engine/define/inputs.js";
+import { type ParamValue, resolveDate } from "../engine/define/params.js";
+import type { PriceTable } from "../engine/define/prices.js";
+import { type RunSummary, runPipelines, type SkillCaller } from "../engine/run/runner.js";
 import {
   acquireSlot,
   advanceChecked,
@@ -14,7 +13,8 @@ import {
   type Owner,
   readState,
   updateTick,
-} from "./state.js";
+} from "../store/schedule-state.js";
+import { type ScheduledPipeline, scheduleParams } from "./load.js";
 import { formatInZone, zonedToday } from "./times.js";
 
 export interface TickContext {

@@ -1,13 +1,18 @@
 import { z } from "zod";
-import { dataObject, opt, record } from "./common.js";
+import { dataObject, MAX_TEXT, opt, record } from "./common.js";
 
 /**
  * Contract 4.3 names `keyword` and `page` but not their required-ness or bounds. A search
  * without a keyword cannot mean anything, so `keyword` is required; unknown members are
- * allowed because the contract does not say they are rejected.
+ * allowed because the contract does not say they are rejected. Its length is not shown either:
+ * every text member whose bound the contract gives takes at most 1000 characters (patent search
+ * `q`, the IP tools' texts, section 8), so a keyword does too.
  */
 export const marketplaceSearchRequest = z.looseObject({
-  keyword: z.string().min(1, { message: "keyword must not be empty" }),
+  keyword: z
+    .string()
+    .min(1, { message: "keyword must not be empty" })
+    .max(MAX_TEXT, { message: `keyword must be at most ${MAX_TEXT} characters` }),
   page: z.number().int().min(1, { message: "page must be an integer >= 1" }).optional(),
 });
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { COLUMN_TYPES } from "../connectors/warehouse/types.js";
 import { SLUG_PATTERN } from "./catalog.js";
 import { scheduleSchema } from "./schedule.js";
+import { COLUMN_TYPES } from "./table.js";
 
 /** Table and column names: plain snake_case identifiers, so no SQL is ever built from free text. */
 export const sqlIdentifier = z
@@ -59,6 +59,20 @@ export const batchSchema = z.strictObject({
   maxChars: z.number().int().min(1).max(60_000).default(60_000),
 });
 
+/** Names every object has through its prototype (`__proto__`, `constructor`, `toString`…). */
+const PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/**
+ * A dot path read from an answer. No segment may name a prototype member: `__proto__` or
+ * `constructor` would read (and load) the prototype instead of the answer's own data.
+ */
+export const memberPath = z
+  .string()
+  .min(1)
+  .refine((path) => !path.split(".").some((part) => PROTOTYPE_NAMES.has(part.replace(/^\$/, ""))), {
+    message: `must not name a prototype member (${["__proto__", "constructor", "prototype"].join(", ")}…)`,
+  });
+
 export const paginateSchema = z.strictObject({
   member: z.string().min(1),
   style: z.enum(["page", "offset"]).default("page"),
@@ -67,7 +81,7 @@ export const paginateSchema = z.strictObject({
   step: intOrTemplate.optional(),
   maxPages: intOrTemplate.default(1),
   /** Path in `data` to the total number of records, to stop without asking for an empty page. */
-  total: z.string().optional(),
+  total: memberPath.optional(),
 });
 
 export const TRANSFORMS = [
@@ -86,7 +100,7 @@ export const columnSpecSchema = z.union([
   z.enum(COLUMN_TYPES),
   z.strictObject({
     /** A dot path in the record (default: the column name in camelCase), or `$input`, `$index`, `$observedAt`, `$request.x`, `$param.x`. */
-    from: z.string().min(1).optional(),
+    from: memberPath.optional(),
     type: z.enum(COLUMN_TYPES).default("text"),
     transform: z.enum(TRANSFORMS).optional(),
     /** A constant value instead of a path. */
@@ -95,14 +109,14 @@ export const columnSpecSchema = z.union([
 ]);
 
 const childSourceSchema = z.strictObject({
-  path: z.string().min(1),
+  path: memberPath,
   /** Constant columns for the rows this path gives (e.g. which classification scheme). */
   set: z.record(sqlIdentifier, scalar).optional(),
 });
 
 export const childSchema = z.strictObject({
   /** Path inside the parent record to an array; or several paths that fill one table. */
-  path: z.union([z.string().min(1), z.array(childSourceSchema).min(1)]),
+  path: z.union([memberPath, z.array(childSourceSchema).min(1)]),
   table: sqlIdentifier,
   columns: z.record(sqlIdentifier, columnSpecSchema).default({}),
   /** Column for array elements that are scalars (strings, numbers). */
@@ -113,7 +127,7 @@ export const childSchema = z.strictObject({
 export const recordsSchema = z
   .strictObject({
     /** Dot path in `data` to the array of records (`products`, `data`, `results`); `.` for `data` itself. */
-    path: z.string().min(1),
+    path: memberPath,
     table: sqlIdentifier,
     key: z.array(sqlIdentifier).min(1).optional(),
     mode: z.enum(["append", "replace", "merge"]).default("merge"),
@@ -178,6 +192,8 @@ export const pipelineSchema = z.strictObject({
   freshness: duration.default("24h"),
   /** Credit ceiling for this pipeline within one run. */
   maxCredits: z.number().positive().optional(),
+  /** Fail the run (exit 1) when records are rejected, a column's member is in no record, or records have members no column reads (as `run --strict`). */
+  strict: z.boolean().default(false),
   /** At most this many calls of this pipeline in flight (within the run's --concurrency). */
   concurrency: z.number().int().min(1).max(256).optional(),
   /** SQL statements run after a successful load (views over the tables). Only CREATE VIEW statements. */

@@ -1,11 +1,12 @@
 import type { SheetsConnector } from "../connectors/sheets/connector.js";
-import { type OutputPush, pushPipelineOutputs } from "../connectors/sheets/warehouse-push.js";
 import type { Warehouse } from "../connectors/warehouse/open.js";
 import { redact } from "../core/redact.js";
-import type { LoadedPipeline } from "../pipelines/engine/load.js";
-import type { ParamValue } from "../pipelines/engine/params.js";
-import { runPipelines, type SkillCaller } from "../pipelines/engine/runner.js";
-import { newRunId, type RunCounters, type RunStatus, zeroCounters } from "../pipelines/engine/runs.js";
+import type { ParamValue } from "../engine/define/params.js";
+import type { LoadedPipeline } from "../engine/define/pipeline-file.js";
+import type { PriceTable } from "../engine/define/prices.js";
+import { type OutputPush, pushPipelineOutputs } from "../engine/publish/sheets-push.js";
+import { runPipelines, type SkillCaller } from "../engine/run/runner.js";
+import { newRunId, type RunCounters, type RunStatus, zeroCounters } from "../store/runs.js";
 
 export type JobStatus = "queued" | RunStatus;
 
@@ -25,6 +26,8 @@ export interface Job {
   counters: RunCounters;
   stopReason: string | undefined;
   errors: { code: string; message: string }[];
+  /** Rejected records, empty columns and unmapped members the run's answers showed. */
+  warnings: string[];
   tables: string[];
   sheetPushes: OutputPush[];
 }
@@ -37,6 +40,8 @@ export interface QueueOptions {
   /** Calls in flight within one run. */
   callConcurrency?: number | undefined;
   sheets?: SheetsConnector | undefined;
+  /** The price table runs reserve with (`--prices` / SKILLSYNC_PRICES; default the catalog). */
+  prices?: PriceTable | undefined;
   /** Finished jobs kept in memory for GET /runs. */
   keepFinished?: number | undefined;
 }
@@ -68,6 +73,7 @@ export class RunQueue {
       counters: zeroCounters(),
       stopReason: undefined,
       errors: [],
+      warnings: [],
       tables: [],
       sheetPushes: [],
     };
@@ -134,6 +140,7 @@ export class RunQueue {
         params: job.params,
         maxCredits: job.maxCredits,
         concurrency: this.o.callConcurrency,
+        prices: this.o.prices,
         trigger: "server",
         signal: this.abort.signal,
         sheet: this.o.sheets?.reader(),
@@ -150,6 +157,7 @@ export class RunQueue {
       job.counters = { ...summary.counters };
       job.tables = summary.tables;
       job.stopReason = summary.stopReason;
+      job.warnings = summary.warnings.map(redact);
       job.errors = summary.failures.slice(0, 20).map((f) => ({ code: f.code, message: redact(f.message) }));
       if (summary.status === "succeeded" && pipeline.sheet && !this.o.sheets) {
         job.sheetPushes = [{ pipeline: pipeline.name, error: "not pushed: Google Sheets is not configured" }];

@@ -1,5 +1,10 @@
 import { z } from "zod";
 import type { Warehouse } from "../connectors/warehouse/open.js";
+import { fromZodIssues, ValidationError } from "../core/errors.js";
+import { paramLists, paramsRequestSchema, resolveParams } from "../engine/define/params.js";
+import type { LoadedPipeline } from "../engine/define/pipeline-file.js";
+import type { PriceTable } from "../engine/define/prices.js";
+import type { Prepare } from "../engine/extract/planned-calls.js";
 import {
   countRows,
   readRows,
@@ -7,22 +12,16 @@ import {
   tableColumns,
   typedValue,
   userTables,
-} from "../connectors/warehouse/read-table.js";
-import type { ColumnType } from "../connectors/warehouse/types.js";
-import { fromZodIssues, ValidationError } from "../core/errors.js";
-import { dayScope, monthScope, warehouseCeilings } from "../pipelines/engine/budget.js";
-import type { Prepare } from "../pipelines/engine/calls.js";
-import type { LoadedPipeline } from "../pipelines/engine/load.js";
-import { type ParamValue, resolveParams } from "../pipelines/engine/params.js";
-import { preflight } from "../pipelines/engine/preflight.js";
-import { loadPrices } from "../pipelines/engine/prices.js";
+} from "../engine/publish/read-table.js";
+import { pipelineView, recentWarehouseRuns, warehouseRunView } from "../engine/publish/views.js";
+import { preflight } from "../engine/run/preflight.js";
+import type { ColumnType } from "../schema/table.js";
+import { budgetStatus } from "../store/budget-status.js";
 import { errorReply, type Reply, reply } from "./http.js";
 import type { RunQueue } from "./queue.js";
-import { jobView, pipelineView, recentWarehouseRuns, warehouseRunView } from "./views.js";
+import { jobView } from "./views.js";
 
 export const MAX_PAGE = 5000;
-const PRICES = loadPrices();
-
 export interface RouteContext {
   warehouse: Warehouse;
   pipelines: Map<string, LoadedPipeline>;
@@ -33,13 +32,15 @@ export interface RouteContext {
   columnTypes: Map<string, Record<string, ColumnType>>;
   /** Validates a request as the client would before sending it (the run's own check, done before queuing). */
   prepare: Prepare;
+  /** The table views' own connection, as a least-privilege role (docs/read-only.md); default `warehouse`. */
+  reader?: Warehouse | undefined;
+  /** The price table runs reserve with (preflight prices with the same). */
+  prices: PriceTable;
 }
-
-const scalar = z.union([z.string().max(60_000), z.number(), z.boolean()]);
 
 export const runRequestSchema = z.strictObject({
   pipeline: z.string().min(1).max(100),
-  params: z.record(z.string().max(100), z.union([scalar, z.array(scalar).max(10_000)])).default({}),
+  params: paramsRequestSchema,
   maxCredits: z.number().positive().optional(),
 });
 
@@ -81,11 +82,9 @@ export function postRun(ctx: RouteContext, body: string): Reply {
       },
     ]);
   }
-  const params: Record<string, ParamValue[]> = Object.fromEntries(
-    Object.entries(req.params).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]),
-  );
+  const params = paramLists(req.params);
   // The requests the run would make from these params are checked now: a bad one is a 400, not a failed run.
-  preflight([pipeline], [resolveParams(pipeline.params, params, "params")], PRICES, ctx.prepare);
+  preflight([pipeline], [resolveParams(pipeline.params, params, "params")], ctx.prices, ctx.prepare);
   const job = ctx.queue.submit(pipeline, params, maxCredits);
   return reply(202, { runId: job.id, status: job.status, pipeline: job.pipeline, maxCredits });
 }
@@ -111,9 +110,10 @@ export function listPipelines(ctx: RouteContext): Reply {
 }
 
 export async function listTablesRoute(ctx: RouteContext): Promise<Reply> {
+  const w = ctx.reader ?? ctx.warehouse;
   const tables = [];
-  for (const name of await userTables(ctx.warehouse)) {
-    const columns = await tableColumns(ctx.warehouse, name, ctx.columnTypes.get(name));
+  for (const name of await userTables(w)) {
+    const columns = await tableColumns(w, name, ctx.columnTypes.get(name));
     tables.push({ name, columns: columns.map((c) => ({ name: c.name, type: c.type ?? null })) });
   }
   return reply(200, { tables });
@@ -121,11 +121,12 @@ export async function listTablesRoute(ctx: RouteContext): Promise<Reply> {
 
 /** GET /tables/:name: the name and the columns must be the warehouse's own; no SQL is built from the URL. */
 export async function readTable(ctx: RouteContext, name: string, query: URLSearchParams): Promise<Reply> {
-  const tables = await userTables(ctx.warehouse);
+  const w = ctx.reader ?? ctx.warehouse;
+  const tables = await userTables(w);
   if (!tables.includes(name))
     return errorReply(404, "UNKNOWN_TABLE", `no table "${name.slice(0, 80)}" (see GET /tables)`);
   const page = parse(pageSchema, Object.fromEntries(query), "query");
-  const info = await tableColumns(ctx.warehouse, name, ctx.columnTypes.get(name));
+  const info = await tableColumns(w, name, ctx.columnTypes.get(name));
   const known = new Map(info.map((c) => [c.name, c]));
   const asked = page.columns
     ?.split(",")
@@ -141,13 +142,13 @@ export async function readTable(ctx: RouteContext, name: string, query: URLSearc
     ]);
   }
   const columns = asked?.length ? [...new Set(asked)] : info.map((c) => c.name);
-  const rows = await readRows(ctx.warehouse, name, {
+  const rows = await readRows(w, name, {
     columns,
-    orderBy: await stableOrder(ctx.warehouse, name, info),
+    orderBy: await stableOrder(w, name, info),
     limit: page.limit,
     offset: page.offset,
   });
-  const total = await countRows(ctx.warehouse, name);
+  const total = await countRows(w, name);
   const next = page.offset + rows.length;
   return reply(200, {
     table: name,
@@ -161,21 +162,15 @@ export async function readTable(ctx: RouteContext, name: string, query: URLSearc
 }
 
 export async function budget(ctx: RouteContext): Promise<Reply> {
-  const ceilings = await warehouseCeilings(ctx.warehouse);
-  const scopes = [dayScope(), monthScope()];
-  const rows = await ctx.warehouse.db
-    .selectFrom("skillsync_budgets")
-    .select(["scope", "reserved"])
-    .where("scope", "in", scopes)
-    .execute();
-  const view = (scope: string) => {
-    const limit = ceilings.find((c) => c.scope === scope)?.limit ?? null;
-    const spent = Number(rows.find((r) => r.scope === scope)?.reserved ?? 0);
-    return { scope, limit, spent, remaining: limit === null ? null : Math.max(0, limit - spent) };
-  };
+  const [daily, monthly] = (await budgetStatus(ctx.warehouse)).map(({ scope, limit, spent, remaining }) => ({
+    scope,
+    limit,
+    spent,
+    remaining,
+  }));
   return reply(200, {
-    daily: view(scopes[0]!),
-    monthly: view(scopes[1]!),
+    daily,
+    monthly,
     maxCreditsPerRun: ctx.maxCredits,
     queue: ctx.queue.counts(),
   });

@@ -1,17 +1,19 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { SheetsConnector } from "../connectors/sheets/connector.js";
-import { migrateToLatest } from "../connectors/warehouse/migrate.js";
 import type { Warehouse } from "../connectors/warehouse/open.js";
-import { pipelineColumnTypes } from "../connectors/warehouse/read-table.js";
 import { ValidationError } from "../core/errors.js";
 import { redact, registerSecret } from "../core/redact.js";
-import { type LoadedPipeline, listBuiltinPipelines, loadPipeline } from "../pipelines/engine/load.js";
-import { ensureBuiltinTables, type SkillCaller } from "../pipelines/engine/runner.js";
+import { type LoadedPipeline, listBuiltinPipelines, loadPipeline } from "../engine/define/pipeline-file.js";
+import { loadPrices, type PriceTable } from "../engine/define/prices.js";
+import { pipelineColumnTypes } from "../engine/publish/read-table.js";
+import { ensureBuiltinTables, type SkillCaller } from "../engine/run/runner.js";
+import { migrateToLatest } from "../store/migrate.js";
 import { RequestAuthenticator } from "./auth.js";
 import { BodyTooLarge, errorReply, type Reply, readBody, send } from "./http.js";
 import { RunQueue } from "./queue.js";
 import * as routes from "./routes.js";
+import { secretProblem } from "./secret-strength.js";
 import { MIN_SECRET_LENGTH } from "./signature.js";
 
 export interface ServerOptions {
@@ -29,6 +31,10 @@ export interface ServerOptions {
   /** The pipelines a request may name (default: the built-in ones). */
   pipelines?: LoadedPipeline[] | undefined;
   sheets?: SheetsConnector | undefined;
+  /** The same warehouse as a read-only role, for GET /tables (docs/read-only.md); default `warehouse`. */
+  readWarehouse?: Warehouse | undefined;
+  /** The price table runs reserve with, as `run` and `schedule` use it (default: the catalog's). */
+  prices?: PriceTable | undefined;
   /** Largest request body in bytes (default 64 KB). */
   bodyLimit?: number | undefined;
   /** One line per request; default stderr. */
@@ -50,6 +56,13 @@ export function checkSecret(secret: string | undefined): string {
         path: ["SKILLSYNC_SERVER_SECRET"],
         message: `must be set to a secret of at least ${MIN_SECRET_LENGTH} characters (e.g. openssl rand -hex 32)`,
       },
+    ]);
+  }
+  // Long is not enough: 32 spaces or "aaaa…" would be guessed.
+  const weak = secretProblem(secret);
+  if (weak) {
+    throw new ValidationError("server configuration", [
+      { path: ["SKILLSYNC_SERVER_SECRET"], message: `${weak} (e.g. openssl rand -hex 32)` },
     ]);
   }
   return secret;
@@ -98,12 +111,14 @@ export async function startServer(o: ServerOptions): Promise<SkillsyncServer> {
   await migrateToLatest(o.warehouse);
   await ensureBuiltinTables(o.warehouse);
   const pipelines = o.pipelines ?? listBuiltinPipelines().map((f) => loadPipeline(f));
+  const prices = o.prices ?? loadPrices();
   const queue = new RunQueue({
     warehouse: o.warehouse,
     client: o.client,
     maxRuns: o.maxRuns ?? 2,
     callConcurrency: o.callConcurrency,
     sheets: o.sheets,
+    prices,
   });
   const ctx: routes.RouteContext = {
     warehouse: o.warehouse,
@@ -112,6 +127,8 @@ export async function startServer(o: ServerOptions): Promise<SkillsyncServer> {
     maxCredits: o.maxCredits,
     columnTypes: pipelineColumnTypes(pipelines),
     prepare: o.client.prepare.bind(o.client),
+    reader: o.readWarehouse,
+    prices,
   };
   const auth = new RequestAuthenticator(secret, o.now);
   const log = o.log ?? ((line: string) => process.stderr.write(`${line}\n`));

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { SkillClient } from "../../connectors/skill-api/client.js";
-import { loadPipeline } from "../../pipelines/engine/load.js";
-import { runPipelines } from "../../pipelines/engine/runner.js";
+import { loadPipeline } from "../../engine/define/pipeline-file.js";
+import { runPipelines } from "../../engine/run/runner.js";
 import { dbOption, withWarehouse } from "../context.js";
 import { printLine, printTable } from "../output.js";
 import { makeReporter } from "../progress.js";

@@ -50,7 +50,13 @@ export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions 
   ) => {
     if (value === undefined) return undefined;
     const n = Number(value);
-    if (value.trim() === "" || !Number.isFinite(n) || (int && !Number.isInteger(n)) || n < min || n > max) {
+    if (
+      !/^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(value.trim()) ||
+      !Number.isFinite(n) ||
+      (int && !Number.isInteger(n)) ||
+      n < min ||
+      n > max
+    ) {
       const range = max === Number.POSITIVE_INFINITY ? `>= ${min}` : `between ${min} and ${max}`;
       issues.push({
         path: [`--${flag}`],

@@ -3,6 +3,7 @@ import { registerBudgetCommand } from "./budget.js";
 import { registerCallCommand } from "./call.js";
 import { registerDemoCommand } from "./demo.js";
 import { registerEmulatorCommand } from "./emulator.js";
+import { registerMcpCommand } from "./mcp.js";
 import { registerPipelinesCommand } from "./pipelines.js";
 import { registerReportsCommand } from "./reports.js";
 import { registerRunCommands } from "./run.js";
@@ -28,4 +29,5 @@ export function registerCommands(program: Command): void {
   registerScheduleCommand(program);
   registerSheetsCommand(program);
   registerServeCommand(program);
+  registerMcpCommand(program);
 }

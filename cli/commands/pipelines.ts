@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { listBuiltinPipelines, loadPipeline } from "../../pipelines/engine/load.js";
+import { listBuiltinPipelines, loadPipeline } from "../../engine/define/pipeline-file.js";
 import { printJson, printTable } from "../output.js";
 
 export function registerPipelinesCommand(program: Command): void {

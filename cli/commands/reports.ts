@@ -1,16 +1,10 @@
 import type { Command } from "commander";
-import { migrateToLatest } from "../../connectors/warehouse/migrate.js";
 import { ExitCode } from "../../core/errors.js";
-import { loadPrices } from "../../pipelines/engine/prices.js";
-import { findJob, listJobs } from "../../pipelines/engine/reports/job-lookup.js";
-import type { ReportJob } from "../../pipelines/engine/reports/jobs.js";
-import {
-  checkRetry,
-  createCost,
-  type RetryResult,
-  retryReportJob,
-} from "../../pipelines/engine/reports/retry.js";
-import { dbOption, makeClient, numberFlag, UsageError, withWarehouse } from "../context.js";
+import { checkRetry, createCost, type RetryResult, retryReportJob } from "../../engine/run/retry-report.js";
+import { migrateToLatest } from "../../store/migrate.js";
+import { findJob, listJobs } from "../../store/report-job-lookup.js";
+import type { ReportJob } from "../../store/report-jobs.js";
+import { dbOption, makeClient, numberFlag, pricesOption, UsageError, withWarehouse } from "../context.js";
 import { printJson, printLine, printTable } from "../output.js";
 
 interface ListFlags {
@@ -69,7 +63,7 @@ function retryExitCode(r: RetryResult): number {
 
 async function retryCommand(ref: string, flags: RetryFlags): Promise<void> {
   const maxCredits = numberFlag("--max-credits", flags.maxCredits);
-  const prices = loadPrices(flags.prices);
+  const prices = pricesOption(flags.prices);
   const create = flags.create === true;
   await withWarehouse(dbOption(flags), async (w) => {
     await migrateToLatest(w);
@@ -128,7 +122,7 @@ export function registerReportsCommand(program: Command): void {
     )
     .option("--db <url>", "warehouse URL")
     .option("--max-credits <n>", "stop before this retry would spend more credits")
-    .option("--prices <file>", "YAML price table")
+    .option("--prices <file>", "YAML price table (default SKILLSYNC_PRICES)")
     .option("--base-url <url>", "Skill API base URL (default SKILL_API_BASE_URL)")
     .option("--json", "print JSON")
     .action(retryCommand);

@@ -1,12 +1,20 @@
 import type { Command } from "commander";
-import { sheetsForRun } from "../../connectors/sheets/warehouse-push.js";
 import { SkillClient } from "../../connectors/skill-api/client.js";
 import { ExitCode } from "../../core/errors.js";
-import { loadPipeline } from "../../pipelines/engine/load.js";
-import { planPipelines } from "../../pipelines/engine/plan.js";
-import { loadPrices } from "../../pipelines/engine/prices.js";
-import { type RunSummary, runPipelines } from "../../pipelines/engine/runner.js";
-import { collect, dbOption, makeClient, numberFlag, paramsFromFlags, withWarehouse } from "../context.js";
+import { loadPipeline } from "../../engine/define/pipeline-file.js";
+import { sheetsForRun } from "../../engine/publish/sheets-push.js";
+import { planPipelines } from "../../engine/run/plan.js";
+import type { ChainBound } from "../../engine/run/plan-chain.js";
+import { type RunSummary, runPipelines } from "../../engine/run/runner.js";
+import {
+  collect,
+  dbOption,
+  makeClient,
+  numberFlag,
+  paramsFromFlags,
+  pricesOption,
+  withWarehouse,
+} from "../context.js";
 import { printJson, printLine, printTable } from "../output.js";
 import { makeReporter, progressLine } from "../progress.js";
 
@@ -18,6 +26,7 @@ interface RunFlags {
   prices?: string;
   json?: boolean;
   baseUrl?: string;
+  strict?: boolean;
 }
 
 function withRunOptions(cmd: Command): Command {
@@ -34,9 +43,20 @@ function withRunOptions(cmd: Command): Command {
     )
     .option("--max-credits <n>", "stop dispatching before this run would spend more credits")
     .option("--concurrency <n>", "calls in flight at most", "4")
-    .option("--prices <file>", "YAML price table: slug: credits-per-call, or slug: { perItem: n }")
+    .option(
+      "--prices <file>",
+      "YAML price table: slug: credits-per-call, or slug: { perItem: n } (default SKILLSYNC_PRICES)",
+    )
     .option("--base-url <url>", "Skill API base URL (default SKILL_API_BASE_URL)")
     .option("--json", "print a machine-readable summary on stdout");
+}
+
+/** Only `run` loads anything, so only it can be strict about what was loaded. */
+function withStrict(cmd: Command): Command {
+  return cmd.option(
+    "--strict",
+    "fail the run (exit 1) when records are rejected, a column's member is in no record, or records have members no column reads",
+  );
 }
 
 /** Exit code of a finished run: 0 done, 3 ceiling (resumable), 4 key or access refused, 1 failures. */
@@ -53,7 +73,7 @@ async function runCommand(refs: string[], flags: RunFlags): Promise<void> {
   const params = paramsFromFlags(flags.param);
   const maxCredits = numberFlag("--max-credits", flags.maxCredits);
   const concurrency = numberFlag("--concurrency", flags.concurrency, { integer: true, min: 1 });
-  const prices = loadPrices(flags.prices);
+  const prices = pricesOption(flags.prices);
   const client = makeClient(flags.baseUrl);
   const reporter = makeReporter(flags.json ? "silent" : "auto");
   // Sheet inputs and outputs when GOOGLE_APPLICATION_CREDENTIALS (or a token) is set.
@@ -82,6 +102,7 @@ async function runCommand(refs: string[], flags: RunFlags): Promise<void> {
         reporter,
         signal: abort.signal,
         sheet: sheets.reader,
+        strict: flags.strict,
       });
       sheetLines = await sheets.pushOutputs(warehouse, pipelines, s, params);
       return s;
@@ -92,12 +113,10 @@ async function runCommand(refs: string[], flags: RunFlags): Promise<void> {
       printLine(`run ${summary.runId}${summary.resumed ? " (resumed)" : ""}: ${summary.status}`);
       printLine(progressLine(summary.counters));
       if (summary.stopReason) printLine(`stopped: ${summary.stopReason}`);
-      for (const f of summary.failures.slice(0, 10))
-        printLine(
-          `failed: ${f.pipeline}/${f.skill}: ${f.message}${f.ambiguous ? " (may have been billed)" : ""}`,
-        );
-      if (summary.failures.length > 10)
-        printLine(`… and ${summary.failures.length - 10} more failures (skillsync runs)`);
+      for (const w of summary.warnings) printLine(`warning: ${w}`);
+      if (summary.status === "failed" && summary.warnings.length && !summary.failures.length)
+        printLine("failed: --strict (or strict: true) makes these warnings fail the run");
+      printFailures(summary);
       printLine(`tables: ${summary.tables.join(", ")}`);
       for (const line of sheetLines) printLine(line);
     }
@@ -113,7 +132,7 @@ async function runCommand(refs: string[], flags: RunFlags): Promise<void> {
 async function planCommand(refs: string[], flags: RunFlags): Promise<void> {
   const pipelines = refs.map((r) => loadPipeline(r));
   const params = paramsFromFlags(flags.param);
-  const prices = loadPrices(flags.prices);
+  const prices = pricesOption(flags.prices);
   // Planning validates requests but sends nothing, so it needs neither a reachable API nor a key.
   const client = new SkillClient({
     baseUrl: flags.baseUrl ?? process.env["SKILL_API_BASE_URL"] ?? "http://plan.invalid",
@@ -142,19 +161,43 @@ async function planCommand(refs: string[], flags: RunFlags): Promise<void> {
         more_pages_at_most: p.morePagesAtMost,
         credits: p.credits,
         credits_at_most: p.creditsAtMost,
+        fed_by: p.dependsOn ? chainNote(p.dependsOn) : "",
       })),
     );
+    const caveat = plan.unbounded.length
+      ? ` (not counting ${plan.unbounded.join(", ")}: unknown until the pipelines feeding them have run)`
+      : "";
     printLine(
-      `credits: ${plan.credits} for the first pages, ${plan.creditsAtMost} at most; nothing was sent`,
+      `credits: ${plan.credits} for the first pages, ${plan.creditsAtMost} at most${caveat}; nothing was sent`,
     );
   } finally {
     await client.close();
   }
 }
 
+/** Failures, the same one said once with its count; at most 10 lines. */
+function printFailures(summary: RunSummary): void {
+  const lines = new Map<string, number>();
+  for (const f of summary.failures) {
+    const text = `failed: ${f.pipeline}/${f.skill}: ${f.message}${f.ambiguous ? " (may have been billed)" : ""}`;
+    lines.set(text, (lines.get(text) ?? 0) + 1);
+  }
+  const shown = [...lines].slice(0, 10);
+  for (const [text, n] of shown) printLine(n > 1 ? `${text} (×${n})` : text);
+  const more = [...lines].slice(10).reduce((sum, [, n]) => sum + n, 0);
+  if (more) printLine(`… and ${more} more failures (skillsync runs)`);
+}
+
+/** "depends on patent-search: up to 10 inputs, 1 call", or that it cannot be known yet. */
+function chainNote(d: ChainBound): string {
+  const by = `depends on ${d.dependsOn.join(", ")}`;
+  if (d.inputsAtMost === null) return `${by}: unknown until it has run`;
+  return `${by}: up to ${d.inputsAtMost} input(s), ${d.callsAtMost} call(s)`;
+}
+
 export function registerRunCommands(program: Command): void {
-  withRunOptions(
-    program.command("run").description("run pipelines: call the API and load the tables"),
+  withStrict(
+    withRunOptions(program.command("run").description("run pipelines: call the API and load the tables")),
   ).action(runCommand);
   withRunOptions(
     program.command("plan").description("show the calls and credits a run would need, sending nothing"),

@@ -1,59 +1,85 @@
 import type { Command } from "commander";
 import { readJson } from "../../connectors/warehouse/adapter.js";
-import { migrateToLatest } from "../../connectors/warehouse/migrate.js";
-import { dbOption, numberFlag, withWarehouse } from "../context.js";
-import { printJson, printTable } from "../output.js";
+import { migrateToLatest } from "../../store/migrate.js";
+import { type RunDetail, runDetail } from "../../store/run-detail.js";
+import { listRuns } from "../../store/runs.js";
+import { dbOption, numberFlag, UsageError, withWarehouse } from "../context.js";
+import { printJson, printLine, printTable } from "../output.js";
 
 export function registerRunsCommand(program: Command): void {
   program
     .command("runs")
-    .description("list past runs: trigger, calls, credits, rows and outcome")
+    .description("list past runs (trigger, calls, credits, rows, outcome), or one run per pipeline")
+    .argument("[id]", "a run id: calls, from store, from another run, credits, rows, rejects, failures")
     .option("--db <url>", "warehouse URL")
     .option("--limit <n>", "how many runs", "20")
     .option("--json", "print JSON")
-    .action((flags: { db?: string; limit: string; json?: boolean }) =>
-      withWarehouse(dbOption(flags), async (w) => {
-        const limit = numberFlag("--limit", flags.limit, { integer: true, min: 1 }) ?? 20;
-        await migrateToLatest(w);
-        const rows = await w.db
-          .selectFrom("skillsync_runs")
-          .select([
-            "id",
-            "pipelines",
-            "trigger",
-            "status",
-            "started_at",
-            "finished_at",
-            "calls_planned",
-            "calls_done",
-            "calls_cached",
-            "calls_failed",
-            "credits_spent",
-            "rows_written",
-            "rows_rejected",
-            "stop_reason",
-            "error",
-          ])
-          .orderBy("started_at", "desc")
-          .limit(limit)
-          .execute();
-        const list = rows.map((r) => ({ ...r, pipelines: readJson<string[]>(r.pipelines) }));
-        if (flags.json) return printJson(list);
-        printTable(
-          list.map((r) => ({
-            run: r.id,
-            pipelines: r.pipelines.join(","),
-            trigger: r.trigger,
-            outcome: r.status,
-            started: String(r.started_at).slice(0, 19),
-            calls: `${r.calls_done}/${r.calls_planned}`,
-            cached: r.calls_cached,
-            failed: r.calls_failed,
-            credits: r.credits_spent,
-            rows: r.rows_written,
-            note: r.stop_reason ?? r.error ?? "",
-          })),
-        );
-      }),
+    .action((id: string | undefined, flags: { db?: string; limit: string; json?: boolean }) =>
+      withWarehouse(
+        dbOption(flags),
+        async (w) => {
+          const limit = numberFlag("--limit", flags.limit, { integer: true, min: 1 }) ?? 20;
+          await migrateToLatest(w);
+          if (id !== undefined) return printRun(id, await runDetail(w, id), flags.json === true);
+          const rows = await listRuns(w, limit);
+          const list = rows.map((r) => ({
+            ...r,
+            pipelines: readJson<string[]>(r.pipelines),
+            warnings: readJson<string[] | null>(r.warnings) ?? [],
+          }));
+          if (flags.json) return printJson(list);
+          printTable(
+            list.map((r) => ({
+              run: r.id,
+              pipelines: r.pipelines.join(","),
+              trigger: r.trigger,
+              outcome: r.status,
+              started: String(r.started_at).slice(0, 19),
+              calls: `${r.calls_done}/${r.calls_planned}`,
+              cached: r.calls_cached,
+              shared: r.calls_shared,
+              failed: r.calls_failed,
+              credits: r.credits_spent,
+              rows: r.rows_written,
+              rejected: r.rows_rejected,
+              warnings: r.warnings.length,
+              note: r.stop_reason ?? r.error ?? "",
+            })),
+          );
+        },
+        { existing: true },
+      ),
     );
+}
+
+function printRun(id: string, d: RunDetail | undefined, json: boolean): void {
+  if (!d) throw new UsageError(`no run "${id}" in this warehouse (see \`skillsync runs\` for the ids)`);
+  if (json) {
+    printJson(d);
+    return;
+  }
+  const r = d.run;
+  printLine(
+    `run ${id} · ${r["status"]} · ${r["trigger"]} · started ${String(r["started_at"]).slice(0, 19)}` +
+      (r["finished_at"] ? ` · finished ${String(r["finished_at"]).slice(0, 19)}` : ""),
+  );
+  if (r["stop_reason"] ?? r["error"]) printLine(`note: ${r["stop_reason"] ?? r["error"]}`);
+  printTable(
+    d.pipelines.map((p) => ({
+      pipeline: p.pipeline,
+      calls: p.calls,
+      paid: p.paid,
+      "from store": p.fromStore,
+      "from another run": p.fromAnotherRun,
+      failed: p.failed + p.ambiguous,
+      credits: p.credits,
+      rows: p.rows,
+      rejects: p.rejects,
+    })),
+  );
+  for (const w of d.warnings) printLine(`warning: ${w}`);
+  for (const p of d.pipelines) {
+    for (const f of p.failures)
+      printLine(`failed: ${p.pipeline}: ${f.code} ${f.message}${f.count > 1 ? ` (${f.count}×)` : ""}`);
+  }
 }

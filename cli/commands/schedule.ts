@@ -1,15 +1,14 @@
 import type { Command } from "commander";
-import { sheetsForRun } from "../../connectors/sheets/warehouse-push.js";
-import { migrateToLatest } from "../../connectors/warehouse/migrate.js";
 import { openWarehouse } from "../../connectors/warehouse/open.js";
 import { ExitCode } from "../../core/errors.js";
 import { redact } from "../../core/redact.js";
-import { loadPrices } from "../../pipelines/engine/prices.js";
+import { sheetsForRun } from "../../engine/publish/sheets-push.js";
 import { loadSchedules, type ScheduledPipeline } from "../../scheduler/load.js";
 import { startScheduler } from "../../scheduler/scheduler.js";
-import { readStates, resumeSchedule, type ScheduleState } from "../../scheduler/state.js";
 import { formatInZone, nextTimes } from "../../scheduler/times.js";
-import { dbOption, makeClient, numberFlag, UsageError, withWarehouse } from "../context.js";
+import { migrateToLatest } from "../../store/migrate.js";
+import { readStates, resumeSchedule, type ScheduleState } from "../../store/schedule-state.js";
+import { dbOption, makeClient, numberFlag, pricesOption, UsageError, withWarehouse } from "../context.js";
 import { printJson, printLine } from "../output.js";
 
 interface ScheduleFlags {
@@ -97,7 +96,7 @@ function firstSignal(): { signal: Promise<string>; dispose: () => void } {
 
 async function runScheduler(schedules: ScheduledPipeline[], flags: ScheduleFlags): Promise<void> {
   const grace = numberFlag("--grace", flags.grace, { min: 0 }) ?? 30;
-  const prices = loadPrices(flags.prices);
+  const prices = pricesOption(flags.prices);
   const client = makeClient(flags.baseUrl);
   const signals = firstSignal();
   const w = await openWarehouse(dbOption(flags));
@@ -153,7 +152,10 @@ export function registerScheduleCommand(program: Command): void {
     .option("--next <n>", "with --list: how many next run times", "3")
     .option("--json", "with --list: print JSON")
     .option("--grace <seconds>", "on SIGTERM/SIGINT, how long calls in flight may take to finish", "30")
-    .option("--prices <file>", "YAML price table: slug: credits-per-call, or slug: { perItem: n }")
+    .option(
+      "--prices <file>",
+      "YAML price table: slug: credits-per-call, or slug: { perItem: n } (default SKILLSYNC_PRICES)",
+    )
     .option("--base-url <url>", "Skill API base URL (default SKILL_API_BASE_URL)")
     .action(async (refs: string[], flags: ScheduleFlags) => {
       const schedules = loadSchedules(refs);

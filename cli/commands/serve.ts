@@ -4,8 +4,12 @@ import type { Command } from "commander";
 import { SheetsConnector } from "../../connectors/sheets/connector.js";
 import { openWarehouse } from "../../connectors/warehouse/open.js";
 import { ValidationError } from "../../core/errors.js";
-import { type LoadedPipeline, listBuiltinPipelines, loadPipeline } from "../../pipelines/engine/load.js";
-import { dbOption, makeClient, numberFlag } from "../context.js";
+import {
+  type LoadedPipeline,
+  listBuiltinPipelines,
+  loadPipeline,
+} from "../../engine/define/pipeline-file.js";
+import { dbOption, makeClient, numberFlag, pricesOption } from "../context.js";
 import { printLine } from "../output.js";
 
 interface ServeFlags {
@@ -17,6 +21,8 @@ interface ServeFlags {
   concurrency: string;
   pipelines?: string;
   baseUrl?: string;
+  prices?: string;
+  readDb?: string;
 }
 
 /** The built-in pipelines, plus the *.yaml files of a folder; a name given twice is an error. */
@@ -54,9 +60,19 @@ export async function serveCommand(flags: ServeFlags): Promise<void> {
   const maxRuns = numberFlag("--max-runs", flags.maxRuns, { integer: true, min: 1 })!;
   const concurrency = numberFlag("--concurrency", flags.concurrency, { integer: true, min: 1 })!;
   const pipelines = servedPipelines(flags.pipelines);
+  // The same price table as `run` and `schedule`: runs reserve what the user says calls cost.
+  const prices = pricesOption(flags.prices);
   const client = makeClient(flags.baseUrl);
   const sheets = await SheetsConnector.fromEnv();
   const warehouse = await openWarehouse(dbOption(flags));
+  // GET /tables through a least-privilege role when one is given (docs/read-only.md).
+  const readUrl = flags.readDb ?? (process.env["SKILLSYNC_READ_DATABASE_URL"]?.trim() || undefined);
+  const reader = readUrl
+    ? await openWarehouse(readUrl).catch(async (err) => {
+        await warehouse.close();
+        throw err;
+      })
+    : undefined;
   try {
     const server = await startServer({
       secret,
@@ -69,9 +85,12 @@ export async function serveCommand(flags: ServeFlags): Promise<void> {
       host: flags.host,
       pipelines,
       sheets,
+      prices,
+      readWarehouse: reader,
     });
     printLine(`skillsync server listening on ${server.url}`);
     printLine(`  warehouse: ${warehouse.description}`);
+    if (reader) printLine(`  table views read as: ${reader.description}`);
     printLine(
       `  pipelines: ${pipelines.length}; at most ${maxCredits} credits per run; ${maxRuns} run(s) at once`,
     );
@@ -96,6 +115,7 @@ export async function serveCommand(flags: ServeFlags): Promise<void> {
     printLine(`stopping on ${signal}: running runs are interrupted and can be resumed`);
     await server.close();
   } finally {
+    await reader?.close();
     await warehouse.close();
     await client.close();
   }
@@ -113,5 +133,13 @@ export function registerServeCommand(program: Command): void {
     .option("--concurrency <n>", "calls in flight within one run", "4")
     .option("--pipelines <dir>", "serve the pipeline files of this folder besides the built-in ones")
     .option("--base-url <url>", "Skill API base URL (default SKILL_API_BASE_URL)")
+    .option(
+      "--read-db <url>",
+      "GET /tables through this URL, a read-only role (default SKILLSYNC_READ_DATABASE_URL; docs/read-only.md)",
+    )
+    .option(
+      "--prices <file>",
+      "YAML price table: slug: credits-per-call, or slug: { perItem: n } (default SKILLSYNC_PRICES)",
+    )
     .action(serveCommand);
 }

@@ -1,9 +1,9 @@
 import type { Command } from "commander";
 import { SheetsConnector } from "../../connectors/sheets/connector.js";
 import type { PushMode } from "../../connectors/sheets/push.js";
-import { pushFromWarehouse } from "../../connectors/sheets/warehouse-push.js";
-import { pipelineColumnTypes } from "../../connectors/warehouse/read-table.js";
-import { listBuiltinPipelines, loadPipeline } from "../../pipelines/engine/load.js";
+import { listBuiltinPipelines, loadPipeline } from "../../engine/define/pipeline-file.js";
+import { pipelineColumnTypes } from "../../engine/publish/read-table.js";
+import { pushFromWarehouse } from "../../engine/publish/sheets-push.js";
 import { dbOption, UsageError, withWarehouse } from "../context.js";
 import { printJson, printLine } from "../output.js";
 

@@ -1,42 +1,29 @@
-import type { Command } from "commander";
-import { type Kysely, sql } from "kysely";
-import { migrateToLatest } from "../../connectors/warehouse/migrate.js";
-import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
+import { type Command, Option } from "commander";
+import { sql } from "kysely";
+import type { Warehouse } from "../../connectors/warehouse/open.js";
+import { listTables } from "../../connectors/warehouse/tables.js";
 import { ValidationError } from "../../core/errors.js";
-import { ensureBuiltinTables } from "../../pipelines/engine/runner.js";
-import { listTables } from "../../pipelines/engine/tables.js";
+import { readOnlyQuery } from "../../engine/publish/query.js";
+import { ensureBuiltinTables } from "../../engine/run/runner.js";
+import { migrateToLatest } from "../../store/migrate.js";
 import { dbOption, withWarehouse } from "../context.js";
-import { printJson, printLine, printTable } from "../output.js";
+import { printCsv, printJson, printLine, printTable } from "../output.js";
 
 interface DbFlags {
   db?: string;
   json?: boolean;
 }
 
-/**
- * Runs one statement read-only: Postgres in a READ ONLY transaction, SQLite with query_only on,
- * so `skillsync sql` can never change the warehouse.
- */
-export async function readOnlyQuery(w: Warehouse, text: string): Promise<Record<string, unknown>[]> {
-  const run = async (db: Kysely<AnyDB>) => (await sql.raw<Record<string, unknown>>(text).execute(db)).rows;
-  try {
-    if (w.adapter.dialect === "postgres") {
-      return await w.db.transaction().execute(async (trx) => {
-        await sql`set transaction read only`.execute(trx);
-        return run(trx);
-      });
-    }
-    await sql`pragma query_only = 1`.execute(w.db);
-    try {
-      return await run(w.db);
-    } finally {
-      await sql`pragma query_only = 0`.execute(w.db);
-    }
-  } catch (err) {
-    throw new ValidationError("SQL query", [
-      { path: [], message: err instanceof Error ? err.message : String(err) },
+/** `--timeout` in seconds (decimals allowed), strictly: 0.001 to 86400. */
+function timeoutSeconds(value: string): number {
+  const v = value.trim();
+  const n = /^(0|[1-9][0-9]*)(\.[0-9]{1,3})?$/.test(v) ? Number(v) : Number.NaN;
+  if (!(n >= 0.001 && n <= 86_400)) {
+    throw new ValidationError("--timeout", [
+      { path: [], message: `"${value}" is not a number of seconds (0.001 to 86400)` },
     ]);
   }
+  return Math.round(n * 1000);
 }
 
 export async function tableCounts(w: Warehouse): Promise<{ table: string; rows: number }[]> {
@@ -47,6 +34,9 @@ export async function tableCounts(w: Warehouse): Promise<{ table: string; rows: 
   }
   return out;
 }
+
+/** Read-only commands open only a warehouse that exists. */
+const READS = { existing: true };
 
 export function registerWarehouseCommands(program: Command): void {
   program
@@ -70,12 +60,16 @@ export function registerWarehouseCommands(program: Command): void {
     .option("--all", "include the toolkit's own skillsync_* tables")
     .option("--json", "print JSON")
     .action((flags: DbFlags & { all?: boolean }) =>
-      withWarehouse(dbOption(flags), async (w) => {
-        await migrateToLatest(w);
-        const rows = (await tableCounts(w)).filter((t) => flags.all || !t.table.startsWith("skillsync_"));
-        if (flags.json) printJson(rows);
-        else printTable(rows);
-      }),
+      withWarehouse(
+        dbOption(flags),
+        async (w) => {
+          await migrateToLatest(w);
+          const rows = (await tableCounts(w)).filter((t) => flags.all || !t.table.startsWith("skillsync_"));
+          if (flags.json) printJson(rows);
+          else printTable(rows);
+        },
+        READS,
+      ),
     );
 
   program
@@ -83,13 +77,22 @@ export function registerWarehouseCommands(program: Command): void {
     .description("run a read-only SQL query and print the result")
     .argument("<query>", "one SQL statement")
     .option("--db <url>", "warehouse URL")
-    .option("--json", "print JSON")
-    .action((query: string, flags: DbFlags) =>
-      withWarehouse(dbOption(flags), async (w) => {
-        const rows = await readOnlyQuery(w, query);
-        if (flags.json) printJson(rows);
-        else if (rows.length) printTable(rows);
-        else printLine("(no rows)");
-      }),
+    .option("--json", "print JSON (as --format json)")
+    .addOption(new Option("--format <format>", "how to print the rows").choices(["table", "csv", "json"]))
+    .option("--timeout <seconds>", "time limit for the statement (default 30, or SKILLSYNC_SQL_TIMEOUT_MS)")
+    .action((query: string, flags: DbFlags & { format?: "table" | "csv" | "json"; timeout?: string }) =>
+      withWarehouse(
+        dbOption(flags),
+        async (w) => {
+          const timeoutMs = flags.timeout === undefined ? undefined : timeoutSeconds(flags.timeout);
+          const { rows } = await readOnlyQuery(w, query, { timeoutMs });
+          const format = flags.format ?? (flags.json ? "json" : "table");
+          if (format === "json") printJson(rows);
+          else if (format === "csv") printCsv(rows);
+          else if (rows.length) printTable(rows);
+          else printLine("(no rows)");
+        },
+        READS,
+      ),
     );
 }

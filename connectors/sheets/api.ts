@@ -1,10 +1,17 @@
 import type { sheets_v4 } from "googleapis/build/src/apis/sheets/index.js";
 import { ExitCode, SkillsyncError } from "../../core/errors.js";
-import { redact } from "../../core/redact.js";
-import { backoffDelay, parseRetryAfter, sleep } from "../skill-api/retry.js";
+import { sleep } from "../skill-api/retry.js";
 import { DEFAULT_SHEETS_ROOT_URL, type SheetsCredentials, sheetsAuthClient } from "./auth.js";
 import { SHEETS_LIMITS } from "./limits.js";
 import { WriteQuota } from "./quota.js";
+import {
+  DEFAULT_RETRY,
+  failureOf,
+  type HttpFailure,
+  mayRetry,
+  type RetryPolicy,
+  retryDelay,
+} from "./retry.js";
 
 /** A tab as the connector needs it. */
 export interface SheetTab {
@@ -13,19 +20,16 @@ export interface SheetTab {
   rowCount: number;
   columnCount: number;
   frozenRowCount: number;
+  hidden: boolean;
 }
 
-export interface RetryPolicy {
-  /** Retries of a 429/503 before giving up (bounded: the quota refills each minute). */
-  maxRetries: number;
-  baseDelayMs: number;
-  maxDelayMs: number;
-}
+export type { RetryPolicy } from "./retry.js";
 
 export interface SheetsApiOptions {
   credentials: SheetsCredentials;
   /** API root (default https://sheets.googleapis.com/); tests point it at a local fake. */
   rootUrl?: string | undefined;
+  /** Backoff on 429s and 5xx; tests shorten it along with the fake's quota window. */
   retry?: Partial<RetryPolicy> | undefined;
   /** Write requests allowed per window (default 60 per minute, Google's per-user quota). */
   writesPerWindow?: number | undefined;
@@ -33,32 +37,28 @@ export interface SheetsApiOptions {
   timeoutMs?: number | undefined;
 }
 
-const DEFAULT_RETRY: RetryPolicy = { maxRetries: 7, baseDelayMs: 1000, maxDelayMs: 32_000 };
-
-interface HttpFailure {
-  status: number | undefined;
-  message: string;
-  retryAfterMs: number | undefined;
-}
-
-function failureOf(err: unknown): HttpFailure {
-  const e = err as {
-    status?: number;
-    message?: string;
-    response?: { status?: number; headers?: { get?(n: string): string | null }; data?: unknown };
-  };
-  const status = e.response?.status ?? e.status;
-  const data = e.response?.data as { error?: { message?: string } } | undefined;
-  const header = e.response?.headers?.get?.("retry-after") ?? undefined;
-  return {
-    status: typeof status === "number" ? status : undefined,
-    message: redact(data?.error?.message ?? e.message ?? String(err)),
-    retryAfterMs: parseRetryAfter(header ?? undefined),
-  };
+/** One request: how to send it, and for a change that may have landed, how to tell that it did. */
+interface CallSpec<T> {
+  what: string;
+  spreadsheet: string;
+  write: boolean;
+  send: () => Promise<T>;
+  /**
+   * For requests that must not be repeated blindly: reads the spreadsheet after an ambiguous
+   * failure and returns the result when the change is there (undefined: send it again). Without
+   * it, the request is one that can be repeated as it is.
+   */
+  landed?: (() => Promise<T | undefined>) | undefined;
 }
 
 function sheetsError(f: HttpFailure, what: string, spreadsheet: string): SkillsyncError {
   const where = `${what} (spreadsheet ${spreadsheet})`;
+  if (f.kind !== "final") {
+    return new SkillsyncError(
+      "SHEETS_UNAVAILABLE",
+      `Sheets kept answering ${f.status ?? "with a broken connection"} to ${where}: ${f.message}`,
+    );
+  }
   switch (f.status) {
     case 401:
       return new SkillsyncError(
@@ -74,12 +74,6 @@ function sheetsError(f: HttpFailure, what: string, spreadsheet: string): Skillsy
       );
     case 404:
       return new SkillsyncError("SHEETS_NOT_FOUND", `not found: ${where}: ${f.message}`, ExitCode.usage);
-    case 429:
-    case 503:
-      return new SkillsyncError(
-        "SHEETS_UNAVAILABLE",
-        `Sheets kept answering ${f.status} to ${where}: ${f.message}`,
-      );
     default:
       return new SkillsyncError(
         "SHEETS_ERROR",
@@ -90,8 +84,9 @@ function sheetsError(f: HttpFailure, what: string, spreadsheet: string): Skillsy
 
 /**
  * The few Sheets v4 calls the connector makes, behind a narrow interface: googleapis types stay
- * here. Every call backs off on 429 (quota: nothing was done) and, when safe to repeat, on 503;
- * writes are paced to the per-user quota.
+ * here. A 429 (nothing was done) is always tried again; a 5xx or broken connection (the change
+ * may have landed) is repeated only for requests that set absolute values, and otherwise checked
+ * against the spreadsheet first. Writes are paced to the per-user quota.
  */
 export class SheetsApi {
   private constructor(
@@ -116,97 +111,109 @@ export class SheetsApi {
     return new SheetsApi(client, { ...DEFAULT_RETRY, ...o.retry }, quota);
   }
 
-  private async call<T>(
-    what: string,
-    spreadsheet: string,
-    write: boolean,
-    repeatable: boolean,
-    fn: () => Promise<T>,
-  ): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      if (write) await this.quota.take();
+  private async call<T>(c: CallSpec<T>): Promise<T> {
+    let failingSince: number | undefined;
+    for (let retry = 0; ; retry++) {
+      if (c.write) await this.quota.take();
       try {
-        return await fn();
+        return await c.send();
       } catch (err) {
-        const f = failureOf(err);
-        const again = f.status === 429 || (f.status === 503 && repeatable);
-        if (!again || attempt >= this.retry.maxRetries) throw sheetsError(f, what, spreadsheet);
-        const backoff = backoffDelay(attempt, this.retry.baseDelayMs, this.retry.maxDelayMs);
-        await sleep(Math.min(this.retry.maxDelayMs, Math.max(backoff, f.retryAfterMs ?? 0)));
+        const f: HttpFailure = failureOf(err);
+        failingSince ??= Date.now();
+        if (f.kind === "final" || !mayRetry(this.retry, retry, Date.now() - failingSince))
+          throw sheetsError(f, c.what, c.spreadsheet);
+        if (f.kind === "ambiguous" && c.landed) {
+          const done = await c.landed();
+          if (done !== undefined) return done;
+        }
+        await sleep(retryDelay(retry, this.retry, f.retryAfterMs));
       }
     }
   }
 
   async tabs(spreadsheet: string): Promise<SheetTab[]> {
-    const r = await this.call("reading the tabs", spreadsheet, false, true, () =>
-      this.sheets.spreadsheets.get({ spreadsheetId: spreadsheet, fields: "sheets.properties" }),
-    );
+    const r = await this.call({
+      what: "reading the tabs",
+      spreadsheet,
+      write: false,
+      send: () => this.sheets.spreadsheets.get({ spreadsheetId: spreadsheet, fields: "sheets.properties" }),
+    });
     return (r.data.sheets ?? []).map((s) => ({
       sheetId: s.properties?.sheetId ?? 0,
       title: s.properties?.title ?? "",
       rowCount: s.properties?.gridProperties?.rowCount ?? 0,
       columnCount: s.properties?.gridProperties?.columnCount ?? 0,
       frozenRowCount: s.properties?.gridProperties?.frozenRowCount ?? 0,
+      hidden: s.properties?.hidden ?? false,
     }));
   }
 
-  /** Structural changes (add a tab, grow the grid, freeze rows); each request sets absolute values, so repeating is safe. */
+  /**
+   * Structural changes. Requests that set absolute values (grid size, frozen rows) are repeated
+   * after an ambiguous failure; for the others (adding or deleting a tab) pass `landed`, which
+   * reads the spreadsheet and says whether the change is already there.
+   */
   async batchUpdate(
     spreadsheet: string,
     requests: sheets_v4.Schema$Request[],
+    landed?: () => Promise<boolean>,
   ): Promise<sheets_v4.Schema$Response[]> {
-    const r = await this.call("changing the tabs", spreadsheet, true, true, () =>
-      this.sheets.spreadsheets.batchUpdate({ spreadsheetId: spreadsheet, requestBody: { requests } }),
-    );
-    return r.data.replies ?? [];
+    return this.call({
+      what: "changing the tabs",
+      spreadsheet,
+      write: true,
+      send: async () =>
+        (
+          await this.sheets.spreadsheets.batchUpdate({
+            spreadsheetId: spreadsheet,
+            requestBody: { requests },
+          })
+        ).data.replies ?? [],
+      landed: landed && (async () => ((await landed()) ? [] : undefined)),
+    });
   }
 
   /** Cell values of a range (trailing empty rows and cells are left out by the API). */
   async values(spreadsheet: string, range: string): Promise<unknown[][]> {
-    const r = await this.call(`reading ${range}`, spreadsheet, false, true, () =>
-      this.sheets.spreadsheets.values.get({
-        spreadsheetId: spreadsheet,
-        range,
-        majorDimension: "ROWS",
-        valueRenderOption: "UNFORMATTED_VALUE",
-        dateTimeRenderOption: "FORMATTED_STRING",
-      }),
-    );
+    const r = await this.call({
+      what: `reading ${range}`,
+      spreadsheet,
+      write: false,
+      send: () =>
+        this.sheets.spreadsheets.values.get({
+          spreadsheetId: spreadsheet,
+          range,
+          majorDimension: "ROWS",
+          valueRenderOption: "UNFORMATTED_VALUE",
+          dateTimeRenderOption: "FORMATTED_STRING",
+        }),
+    });
     return (r.data.values ?? []) as unknown[][];
   }
 
   /** Writes values at a fixed place: repeating it writes the same cells again. */
   async update(spreadsheet: string, range: string, values: unknown[][]): Promise<void> {
-    await this.call(`writing ${range}`, spreadsheet, true, true, () =>
-      this.sheets.spreadsheets.values.update({
-        spreadsheetId: spreadsheet,
-        range,
-        valueInputOption: "RAW",
-        requestBody: { range, majorDimension: "ROWS", values },
-      }),
-    );
-  }
-
-  /**
-   * Appends below the table the API finds in `range`. A 503 is not repeated: the rows may have
-   * landed, and appending them again would duplicate them.
-   */
-  async append(spreadsheet: string, range: string, values: unknown[][]): Promise<{ updatedRange: string }> {
-    const r = await this.call(`appending to ${range}`, spreadsheet, true, false, () =>
-      this.sheets.spreadsheets.values.append({
-        spreadsheetId: spreadsheet,
-        range,
-        valueInputOption: "RAW",
-        insertDataOption: "OVERWRITE",
-        requestBody: { majorDimension: "ROWS", values },
-      }),
-    );
-    return { updatedRange: r.data.updates?.updatedRange ?? "" };
+    await this.call({
+      what: `writing ${range}`,
+      spreadsheet,
+      write: true,
+      send: () =>
+        this.sheets.spreadsheets.values.update({
+          spreadsheetId: spreadsheet,
+          range,
+          valueInputOption: "RAW",
+          requestBody: { range, majorDimension: "ROWS", values },
+        }),
+    });
   }
 
   async clear(spreadsheet: string, range: string): Promise<void> {
-    await this.call(`clearing ${range}`, spreadsheet, true, true, () =>
-      this.sheets.spreadsheets.values.clear({ spreadsheetId: spreadsheet, range, requestBody: {} }),
-    );
+    await this.call({
+      what: `clearing ${range}`,
+      spreadsheet,
+      write: true,
+      send: () =>
+        this.sheets.spreadsheets.values.clear({ spreadsheetId: spreadsheet, range, requestBody: {} }),
+    });
   }
 }

@@ -1,8 +1,10 @@
-import type { SheetReader } from "../../pipelines/engine/inputs.js";
 import { SheetsApi, type SheetsApiOptions } from "./api.js";
 import { notConfiguredError, sheetsConfigFromEnv } from "./auth.js";
 import { SHEETS_LIMITS } from "./limits.js";
 import { type PushResult, type PushTarget, pushTable, type TableData } from "./push.js";
+
+/** Reads one column of values from a range (a pipeline input `sheet:`). */
+export type SheetReader = (spreadsheet: string, range: string) => Promise<string[]>;
 
 export interface SheetsConnectorOptions extends SheetsApiOptions {
   /** Largest request body with values (default 2,000,000 bytes, Google's advice). */

@@ -1,4 +1,4 @@
-import type { ColumnType } from "../warehouse/types.js";
+import type { ColumnType } from "../../schema/table.js";
 import { limitError, SHEETS_LIMITS, TRUNCATION_MARK } from "./limits.js";
 
 /** What a cell is sent as with `valueInputOption: RAW`: text stays text, even when it starts with `=`. */
@@ -19,6 +19,22 @@ function cut(text: string, max: number, stats: EncodeStats): string {
 }
 
 /**
+ * Integers the warehouse read exactly (a BigInt, or a Postgres integer as text): a number when
+ * a double holds it, else text, because Sheets keeps numbers as doubles and 2^53 + 1 would
+ * arrive as 2^53.
+ */
+function exactInteger(value: unknown, type: ColumnType | undefined): CellValue | undefined {
+  let big: bigint | undefined;
+  if (typeof value === "bigint") big = value;
+  else if (type === "integer" && typeof value === "string" && /^-?(0|[1-9]\d*)$/.test(value))
+    big = BigInt(value);
+  if (big === undefined) return undefined;
+  const n = Number(big);
+  if (!Number.isSafeInteger(n)) return big.toString();
+  return type === "boolean" && (n === 0 || n === 1) ? n === 1 : n;
+}
+
+/**
  * One warehouse value as a Sheets cell: numbers as numbers, booleans as booleans (SQLite's 0/1
  * too, when the column is known to be boolean), dates and timestamps as ISO text, JSON as text,
  * null as "" (so a replaced cell is emptied, not skipped), text longer than a cell holds cut and marked.
@@ -32,12 +48,12 @@ export function encodeCell(
   maxChars: number = SHEETS_LIMITS.charactersPerCell,
 ): CellValue {
   if (value === null || value === undefined) return "";
+  const exact = exactInteger(value, type);
+  if (exact !== undefined) return exact;
   if (type === "boolean" && (value === 0 || value === 1 || value === "0" || value === "1"))
     return Number(value) === 1;
   if (typeof value === "boolean") return value;
   if (typeof value === "number") return Number.isFinite(value) ? value : String(value);
-  if (typeof value === "bigint")
-    return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? "" : value.toISOString();
   if (Buffer.isBuffer(value)) return `[${value.length} bytes of binary data]`;
   const text = typeof value === "string" ? value : JSON.stringify(value);

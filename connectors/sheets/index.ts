@@ -12,9 +12,3 @@ export { SheetsConnector, type SheetsConnectorOptions } from "./connector.js";
 export { type CellValue, encodeCell } from "./encode.js";
 export { SHEETS_LIMITS, TRUNCATION_MARK } from "./limits.js";
 export type { PushMode, PushResult, PushTarget, TableData } from "./push.js";
-export {
-  type OutputPush,
-  type PushSource,
-  pushFromWarehouse,
-  pushPipelineOutputs,
-} from "./warehouse-push.js";

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { fromZodIssues, type Issue } from "../../core/errors.js";
-import { redact } from "../../core/redact.js";
+import { redact, redactDeep } from "../../core/redact.js";
 import { type Envelope, envelopeSchema } from "../../schema/envelope.js";
 import {
   AccessError,
@@ -29,7 +29,12 @@ export interface Interpreted {
  * const { data } = interpretResponse("patent-claims", res, op.data); // or throws AuthError, PlatformError…
  */
 export function interpretResponse(slug: string, res: HttpResponse, dataSchema: z.ZodType): Interpreted {
-  const parsed = parseJson(res.body);
+  // Everything the API sends is redacted as error messages are, before anything reads it: a broken
+  // or hostile upstream that echoes the key (into a trace id, a title…) cannot plant it in the
+  // warehouse or a log. JSON escapes (\/, \u…) could hide a key from the text check: then the
+  // parsed strings are checked too.
+  const body = redact(res.body);
+  const parsed = redactParsed(parseJson(body), body);
   const traceId = traceIdOf(parsed.value);
   const init = { slug, status: res.status, traceId };
 
@@ -38,7 +43,7 @@ export function interpretResponse(slug: string, res: HttpResponse, dataSchema: z
   if (res.status === 429)
     throw new RateLimitError({ ...init, retryAfterMs: parseRetryAfter(res.headers["retry-after"]) });
   if (res.status >= 400 && res.status < 500)
-    throw new RequestError({ ...init, detail: detailOf(parsed, res.body) });
+    throw new RequestError({ ...init, detail: detailOf(parsed, body) });
   if (res.status >= 500) throw new ServerError(init);
   if (res.status < 200 || res.status >= 300) {
     throw shapeError(init, [{ path: [], message: `unexpected HTTP status ${res.status}` }]);
@@ -46,7 +51,7 @@ export function interpretResponse(slug: string, res: HttpResponse, dataSchema: z
 
   if (!parsed.ok) {
     throw shapeError(init, [
-      { path: [], message: `the body is not JSON (${parsed.error}): ${snippet(res.body)}` },
+      { path: [], message: `the body is not JSON (${parsed.error}): ${snippet(body)}` },
     ]);
   }
   const envelope = envelopeSchema.safeParse(parsed.value);
@@ -83,6 +88,11 @@ function parseJson(body: string): Parsed {
       error: body.trim() === "" ? "empty" : (err as Error).message.split(",")[0]!,
     };
   }
+}
+
+function redactParsed(parsed: Parsed, body: string): Parsed {
+  if (!parsed.ok || !/\\[u/]/.test(body)) return parsed;
+  return { ok: true, value: redactDeep(parsed.value) };
 }
 
 function traceIdOf(value: unknown): string | null {

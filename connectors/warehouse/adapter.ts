@@ -1,77 +1,108 @@
-import type { ColumnType } from "./types.js";
+import type { CreateTableBuilder, Kysely } from "kysely";
+import type { ColumnType } from "../../schema/table.js";
+
+// Tables are created at run time from pipeline files, so the database type is open.
+// biome-ignore lint/suspicious/noExplicitAny: rows of user-declared tables
+export type AnyDB = any;
+
+/** A column as the warehouse stores it: its pipeline type where the stored type tells one. */
+export interface StoredColumn {
+  name: string;
+  type: ColumnType | undefined;
+}
+
+/** The columns and indexes a warehouse has, read from its catalog in one go. */
+export interface Catalog {
+  /** table → its column names. */
+  columns: Map<string, Set<string>>;
+  /** Index names. */
+  indexes: Set<string>;
+}
 
 /**
  * What differs between SQLite and Postgres, in one place: column types, how values are bound,
- * and a few capability flags. Everything else is plain Kysely.
+ * what the catalog looks like, and what the database can do. Everything else is plain Kysely.
+ * The implementations are `sqlite/adapter.ts` and `postgres/adapter.ts`; code outside this
+ * folder asks the adapter, never which database it is.
  */
 export interface WarehouseAdapter {
+  /** Which database, for messages and tests; choose behaviour by the flags and methods below. */
   readonly dialect: "sqlite" | "postgres";
+  /** The schema tables live in (Postgres `?schema=`), for introspection. */
+  readonly schema: string | undefined;
+
   /** SQL type for a pipeline column type. */
   sqlType(type: ColumnType): string;
   /** A JS value ready to bind for a column of this type (booleans as 0/1 and JSON as text in SQLite). */
   bind(value: unknown, type: ColumnType): unknown;
-  /** SQL for "now" as the column type `timestamp` expects it. */
-  readonly nowIso: () => string;
-  /** Whether `COPY` is available for bulk loads. */
-  readonly supportsCopy: boolean;
-  /** Largest number of bound parameters one statement may carry. */
-  readonly maxParams: number;
-  /** The schema tables live in (Postgres), for introspection. */
-  readonly schema: string | undefined;
-}
+  /** SQL type of a column of raw bytes (stored responses). */
+  readonly binaryType: string;
+  /** Adds the table's `id` column: a primary key the database numbers itself. */
+  idColumn<TB extends string, C extends string>(
+    table: CreateTableBuilder<TB, C>,
+  ): CreateTableBuilder<TB, C | "id">;
+  /** Whether `alter table … add column if not exists` exists (else the caller looks first). */
+  readonly addColumnIfNotExists: boolean;
 
-const SQLITE_TYPES: Record<ColumnType, string> = {
-  text: "text",
-  integer: "integer",
-  number: "real",
-  boolean: "integer",
-  date: "text",
-  timestamp: "text",
-  json: "text",
-};
+  /**
+   * Whether a column's stored type tells its pipeline type. Not in SQLite, whose tables keep
+   * booleans as integer and date, timestamp and JSON as text: there a pipeline's declared type,
+   * or a look at the values, says more.
+   */
+  readonly exactColumnTypes: boolean;
+  /** Whether booleans are stored as 0/1 integers (an integer column takes a boolean value). */
+  readonly booleansAsIntegers: boolean;
 
-const PG_TYPES: Record<ColumnType, string> = {
-  text: "text",
-  integer: "bigint",
-  number: "double precision",
-  boolean: "boolean",
-  date: "date",
-  timestamp: "timestamptz",
-  json: "jsonb",
-};
+  /**
+   * Whether one statement can lock several rows in a chosen order (`select … order by … for
+   * update`): a multi-row reservation is then one statement. SQLite has one writer and no row locks.
+   */
+  readonly selectForUpdate: boolean;
+  /**
+   * Whether the driver runs statements synchronously on the one connection (better-sqlite3): a
+   * short transaction of prepared statements then runs without yielding to the event loop.
+   */
+  readonly synchronous: boolean;
+  /**
+   * Makes the rest of the caller's transaction run alone among the transactions that call it with
+   * the same `name`, in this warehouse, until it ends: a decision read and written in it (is this
+   * request in flight? then reserve it) cannot interleave with another process's. Postgres takes a
+   * transaction-scoped advisory lock; SQLite's transactions hold the write lock from their BEGIN
+   * (BEGIN IMMEDIATE, open.ts), so there is nothing more to take.
+   */
+  serialize(trx: Kysely<AnyDB>, name: string): Promise<void>;
+  /**
+   * Runs Kysely's migrator so that one process at a time migrates. SQLite: inside one BEGIN
+   * IMMEDIATE on the one connection (Kysely runs SQLite migrations outside any transaction and
+   * without a lock, so two processes both applied 001 and one failed on kysely_migration's unique
+   * name); everything commits together or not at all. Postgres: as it is (the migrator takes an
+   * advisory lock and a transaction itself).
+   */
+  migrating<T>(db: Kysely<AnyDB>, fn: () => Promise<T>): Promise<T>;
 
-const nowIso = () => new Date().toISOString();
-
-export const sqliteAdapter: WarehouseAdapter = {
-  dialect: "sqlite",
-  sqlType: (t) => SQLITE_TYPES[t],
-  bind(value, type) {
-    if (value === null || value === undefined) return null;
-    if (type === "json") return JSON.stringify(value);
-    if (type === "boolean") return value ? 1 : 0;
-    return value;
-  },
-  nowIso,
-  supportsCopy: false,
-  maxParams: 32_000,
-  schema: undefined,
-};
-
-export function postgresAdapter(schema: string | undefined): WarehouseAdapter {
-  return {
-    dialect: "postgres",
-    sqlType: (t) => PG_TYPES[t],
-    bind(value, type) {
-      if (value === null || value === undefined) return null;
-      // pg sends JS arrays as Postgres arrays; jsonb wants JSON text.
-      if (type === "json") return JSON.stringify(value);
-      return value;
-    },
-    nowIso,
-    supportsCopy: true,
-    maxParams: 65_000,
-    schema,
-  };
+  /** Names of the tables and views, without the database's and Kysely's own, in name order. */
+  listTables(db: Kysely<AnyDB>): Promise<string[]>;
+  /** Every table's columns and every index, in the schema tables live in. */
+  readCatalog(db: Kysely<AnyDB>): Promise<Catalog>;
+  /** A table's (or view's) columns in their order; none when it does not exist. */
+  columns(db: Kysely<AnyDB>, table: string): Promise<StoredColumn[]>;
+  /**
+   * The columns of the table's unique indexes without expression or predicate, one row per column
+   * (`column` null for an expression), index by index: `first` first, then by name, each in index order.
+   */
+  uniqueIndexColumns(
+    db: Kysely<AnyDB>,
+    table: string,
+    first: string,
+  ): Promise<{ index: string; column: string | null }[]>;
+  /**
+   * Makes view `name` show `body` unless it is already marked with `mark` (a view or table of that
+   * name that is not ours is left alone where the database tells them apart). Replacing a view
+   * keeps views built on it working where the database allows.
+   */
+  ensureView(db: Kysely<AnyDB>, name: string, body: string, mark: string): Promise<void>;
+  /** Runs `fn` so that nothing it runs can change the warehouse. */
+  readOnly<T>(db: Kysely<AnyDB>, fn: (db: Kysely<AnyDB>) => Promise<T>): Promise<T>;
 }
 
 /** A JSON column's value: text in SQLite, already parsed by pg in Postgres. */
@@ -79,20 +110,23 @@ export function readJson<T = unknown>(value: unknown): T {
   return (typeof value === "string" ? JSON.parse(value) : value) as T;
 }
 
-/** Postgres column types (information_schema data_type) as pipeline column types. */
-export const PG_COLUMN_TYPES: Readonly<Record<string, ColumnType>> = {
-  bigint: "integer",
-  integer: "integer",
-  smallint: "integer",
-  "double precision": "number",
-  real: "number",
-  numeric: "number",
-  boolean: "boolean",
-  date: "date",
-  "timestamp with time zone": "timestamp",
-  "timestamp without time zone": "timestamp",
-  jsonb: "json",
-  json: "json",
-  text: "text",
-  "character varying": "text",
-};
+// Keyed by Kysely's own dialect adapter, which a Kysely instance shares with its transactions and
+// connections (reused-query.ts keys on it too).
+const adapters = new WeakMap<object, WarehouseAdapter>();
+
+/** Records which warehouse adapter a Kysely instance (and so each of its transactions) speaks. */
+export function registerAdapter(db: Kysely<AnyDB>, adapter: WarehouseAdapter): void {
+  adapters.set(db.getExecutor().adapter, adapter);
+}
+
+/**
+ * The warehouse adapter of a Kysely instance or transaction from `openWarehouse` (or a warehouse
+ * transaction), for code that is handed only a transaction.
+ *
+ * @example if (adapterOf(trx).selectForUpdate) { … }
+ */
+export function adapterOf(db: Kysely<AnyDB>): WarehouseAdapter {
+  const adapter = adapters.get(db.getExecutor().adapter);
+  if (!adapter) throw new Error("not a warehouse connection: open it with openWarehouse");
+  return adapter;
+}

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { TableDef } from "./types.js";
+import type { TableDef } from "../../schema/table.js";
 
 export type BulkRow = Record<string, unknown>;
 

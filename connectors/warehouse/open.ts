@@ -1,20 +1,21 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from "kysely";
 import pg from "pg";
-import { postgresAdapter, sqliteAdapter, type WarehouseAdapter } from "./adapter.js";
+import { type AnyDB, registerAdapter, type WarehouseAdapter } from "./adapter.js";
 import type { WarehouseTx } from "./bulk.js";
 
+export type { AnyDB } from "./adapter.js";
 export type { WarehouseTx } from "./bulk.js";
 
-import { prepared, sqliteBulkWriter } from "./bulk-sqlite.js";
-import { pgTransaction } from "./pg-transaction.js";
+import { ConfigurationError } from "../../core/errors.js";
+import { isMissingDatabase, isNotADatabase, isNotPermitted, isUniqueViolation } from "./driver-errors.js";
+import { postgresAdapter } from "./postgres/adapter.js";
+import { pgTransaction } from "./postgres/transaction.js";
+import { sqliteAdapter } from "./sqlite/adapter.js";
+import { prepared, sqliteBulkWriter } from "./sqlite/bulk.js";
 import { describeWarehouse, parseWarehouseUrl, type WarehouseTarget } from "./url.js";
-
-// Tables are created at run time from pipeline files, so the database type is open.
-// biome-ignore lint/suspicious/noExplicitAny: rows of user-declared tables
-export type AnyDB = any;
 
 /** The driver under Kysely, for the bulk paths and the benchmark's raw reference. */
 export type RawDriver = { kind: "sqlite"; database: SQLite.Database } | { kind: "postgres"; pool: pg.Pool };
@@ -43,7 +44,7 @@ const PG_TIMESTAMPTZ = 1184;
 const PG_TIMESTAMP = 1114;
 
 // Numbers as numbers, dates as ISO text: the same values come back from SQLite and Postgres.
-const pgTypes = {
+export const pgTypes = {
   getTypeParser(oid: number, format?: "text" | "binary") {
     if (oid === PG_INT8 || oid === PG_NUMERIC) return (v: string) => Number(v);
     if (oid === PG_DATE) return (v: string) => v;
@@ -60,20 +61,28 @@ const pgTypes = {
 function reusingStatements(database: SQLite.Database): SqliteDatabase {
   return {
     close: () => database.close(),
-    prepare: (text) => prepared(database, text),
+    // Every transaction takes the write lock at BEGIN, waiting for it up to busy_timeout. A
+    // deferred one that read first fails AT ONCE ("database is locked") when it then writes
+    // after another process did; and a decision read inside one holds until its commit.
+    prepare: (text) => prepared(database, text === "begin" ? "begin immediate" : text),
   };
 }
 
+/** How long a SQLite connection waits for another process's lock before "database is locked". */
+const BUSY_TIMEOUT_MS = 15_000;
+
 /** The settings every warehouse connection to a SQLite file runs with (the bench's raw reference too). */
 export function setWarehousePragmas(database: SQLite.Database): void {
+  // Concurrent runs and schedulers share the file: wait for the writer instead of failing. First,
+  // so the pragmas below wait too: switching to WAL needs the file while a process that opened it
+  // a moment earlier may be migrating it (better-sqlite3 waits only 5 s by default).
+  database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   database.pragma("journal_mode = WAL");
   database.pragma("synchronous = NORMAL");
   // Checkpoint every ~40 MB of WAL instead of 4 MB: pages written again and again between two
   // checkpoints (index leaves, the ledger) reach the database file once (commits ~35% cheaper).
   database.pragma("wal_autocheckpoint = 10000");
   database.pragma("foreign_keys = ON");
-  // Concurrent runs and schedulers share the file: wait for the writer instead of failing.
-  database.pragma("busy_timeout = 15000");
 }
 
 /**
@@ -84,13 +93,23 @@ export function setWarehousePragmas(database: SQLite.Database): void {
  * await w.db.selectFrom("skillsync_runs").selectAll().execute();
  * await w.close();
  */
-export async function openWarehouse(url?: string): Promise<Warehouse> {
+export async function openWarehouse(url?: string, o: { existing?: boolean } = {}): Promise<Warehouse> {
   const target = parseWarehouseUrl(url);
+  if (o.existing) await mustExist(target);
   if (target.kind === "sqlite") {
     if (target.path !== ":memory:") mkdirSync(dirname(target.path), { recursive: true });
-    const database = new SQLite(target.path);
-    setWarehousePragmas(database);
+    const database = new SQLite(target.path, { timeout: BUSY_TIMEOUT_MS });
+    try {
+      setWarehousePragmas(database);
+    } catch (err) {
+      database.close();
+      if (!isNotADatabase(err)) throw err;
+      throw new ConfigurationError(
+        `${target.path} is not a SQLite database; --db (or DATABASE_URL) takes a warehouse: a SQLite file, sqlite:PATH or postgres://…`,
+      );
+    }
     const db = new Kysely<AnyDB>({ dialect: new SqliteDialect({ database: reusingStatements(database) }) });
+    registerAdapter(db, sqliteAdapter);
     const bulk = sqliteBulkWriter(database);
     return {
       db,
@@ -103,14 +122,18 @@ export async function openWarehouse(url?: string): Promise<Warehouse> {
       close: () => db.destroy(),
     };
   }
-  if (target.schema) {
+  if (target.schema && !o.existing) {
     const admin = new pg.Client({ connectionString: target.connectionString });
-    await admin.connect();
+    await admin.connect().catch(async (err: unknown) => {
+      await admin.end().catch(() => {});
+      throw isMissingDatabase(err) ? missingPostgres(target) : err;
+    });
     try {
       await admin.query(`create schema if not exists "${target.schema}"`);
     } catch (err) {
-      // Two processes creating the same schema at once: the loser sees a unique violation.
-      if (!(err instanceof Error && "code" in err && err.code === "23505")) throw err;
+      // Two processes creating the same schema at once: the loser sees a unique violation. A
+      // read-only role may not create schemas but reads the one that exists.
+      if (!isUniqueViolation(err) && !isNotPermitted(err)) throw err;
     } finally {
       await admin.end();
     }
@@ -122,8 +145,12 @@ export async function openWarehouse(url?: string): Promise<Warehouse> {
     ...(target.schema ? { options: `-c search_path="${target.schema}"` } : {}),
   });
   const db = new Kysely<AnyDB>({ dialect: new PostgresDialect({ pool }) });
-  await sql`select 1`.execute(db);
+  await sql`select 1`.execute(db).catch(async (err: unknown) => {
+    await db.destroy();
+    throw isMissingDatabase(err) ? missingPostgres(target) : err;
+  });
   const adapter = postgresAdapter(target.schema);
+  registerAdapter(db, adapter);
   return {
     db,
     adapter,
@@ -133,4 +160,37 @@ export async function openWarehouse(url?: string): Promise<Warehouse> {
     description: describeWarehouse(target),
     close: () => db.destroy(),
   };
+}
+
+const NOT_THERE = "run a pipeline or `skillsync migrate` to create one";
+
+function missingPostgres(target: WarehouseTarget): ConfigurationError {
+  return new ConfigurationError(
+    `no database at ${describeWarehouse(target)}: create it (createdb) or fix --db / DATABASE_URL`,
+  );
+}
+
+/**
+ * For commands that only read: the warehouse must be there already. A mistyped path would
+ * otherwise become a new empty warehouse (and its folders) that answers every question with nothing.
+ */
+async function mustExist(target: WarehouseTarget): Promise<void> {
+  if (target.kind === "sqlite") {
+    if (target.path === ":memory:" || existsSync(target.path)) return;
+    throw new ConfigurationError(`no warehouse at ${target.path} — ${NOT_THERE}`);
+  }
+  if (!target.schema) return;
+  const client = new pg.Client({ connectionString: target.connectionString });
+  try {
+    await client.connect();
+    const r = await client.query("select 1 from information_schema.schemata where schema_name = $1", [
+      target.schema,
+    ]);
+    if (r.rowCount === 0)
+      throw new ConfigurationError(`no warehouse at ${describeWarehouse(target)} — ${NOT_THERE}`);
+  } catch (err) {
+    throw isMissingDatabase(err) ? missingPostgres(target) : err;
+  } finally {
+    await client.end().catch(() => {});
+  }
 }

@@ -15,6 +15,9 @@ export const DEFAULT_DB = "./skillsync.db";
  */
 export function parseWarehouseUrl(url: string | undefined = process.env["DATABASE_URL"]): WarehouseTarget {
   const value = (url ?? "").trim() || DEFAULT_DB;
+  if (/[\0-\x1f]/.test(value)) {
+    throw new ValidationError("database URL", [{ path: [], message: "contains a NUL or control character" }]);
+  }
   if (/^postgres(ql)?:\/\//i.test(value)) {
     let parsed: URL;
     try {
@@ -22,6 +25,7 @@ export function parseWarehouseUrl(url: string | undefined = process.env["DATABAS
     } catch {
       throw new ValidationError("database URL", [{ path: [], message: "is not a valid postgres:// URL" }]);
     }
+    checkPostgresUrl(parsed);
     const schema = parsed.searchParams.get("schema") ?? undefined;
     if (schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
       throw new ValidationError("database URL", [
@@ -41,6 +45,35 @@ export function parseWarehouseUrl(url: string | undefined = process.env["DATABAS
   }
   const path = value.replace(/^sqlite:(\/\/)?/, "").replace(/^file:(\/\/)?/, "");
   return { kind: "sqlite", path: path === ":memory:" ? path : resolve(path) };
+}
+
+/**
+ * Refuses what the driver would take to DNS or choke on: a host that is not a host name or an IP
+ * address (`postgres://%zz`), percent escapes that do not decode (in the user, password or database).
+ */
+function checkPostgresUrl(u: URL): void {
+  const bad = (message: string): never => {
+    throw new ValidationError("database URL", [{ path: [], message }]);
+  };
+  const host = u.hostname;
+  if (
+    host &&
+    !/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9-]{1,63})*\.?$/.test(host) &&
+    !/^\[[0-9A-Fa-f:.]+\]$/.test(host)
+  ) {
+    bad(`host "${host.slice(0, 60)}" is not a host name or an IP address`);
+  }
+  for (const [part, text] of [
+    ["user", u.username],
+    ["password", u.password],
+    ["database", u.pathname],
+  ] as const) {
+    try {
+      decodeURIComponent(text);
+    } catch {
+      bad(`the ${part} has a percent escape that does not decode (write % as %25)`);
+    }
+  }
 }
 
 /** A URL safe to print: the password is masked. */

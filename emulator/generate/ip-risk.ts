@@ -1,4 +1,4 @@
-import { canonicalJson } from "../ledger.js";
+import { canonicalJson } from "../../core/hash.js";
 import { hashHex, hashSeed, Rng } from "../random.js";
 import { isoDay, randomDay, ymdInt } from "./dates.js";
 import { knownPublicationNumber } from "./patent-numbers.js";

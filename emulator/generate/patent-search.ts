@@ -1,6 +1,6 @@
 import type { z } from "zod";
+import { canonicalJson } from "../../core/hash.js";
 import type { patentSearchRequest } from "../../schema/patent-search.js";
-import { canonicalJson } from "../ledger.js";
 import { hashSeed, mixSeed, Rng } from "../random.js";
 import { isoDay } from "./dates.js";
 import { isGrant, knownPublicationNumber } from "./patent-numbers.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { openWarehouse } from "../../connectors/warehouse/open.js";
-import { loadPipeline } from "../../pipelines/engine/load.js";
-import { runPipelines } from "../../pipelines/engine/runner.js";
+import { loadPipeline } from "../../engine/define/pipeline-file.js";
+import { runPipelines } from "../../engine/run/runner.js";
 import { emulatorWithClient } from "../helpers/emulator.js";
 import { type AddonEnv, pause, useAddon } from "./setup.js";
 

@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
+  type AppendReading,
+  appendStart,
   CELL_LIMIT,
   type Cell,
   checkCellLimit,
@@ -8,8 +10,11 @@ import {
   FakeApiError,
   type FakeSpreadsheet,
   type FakeTab,
-  lastUsedRow,
+  findTitle,
+  type GridRange,
+  gridRect,
   parseRange,
+  pasteValues,
   type Render,
   readValues,
   rectA1,
@@ -20,8 +25,10 @@ import {
 /**
  * A local fake of the Sheets v4 endpoints the connector uses, over real HTTP on 127.0.0.1:
  * values get/update/batchUpdate/append/clear, spreadsheets get/batchUpdate (addSheet,
- * updateSheetProperties, appendDimension). Stateful; enforces grid limits, the cell limits and a
- * payload size cap; records every request; answers injected 429s/503s.
+ * updateSheetProperties, appendDimension, deleteSheet, updateCells clearing a range, copyPaste).
+ * Stateful; enforces grid limits, the cell limits, case-insensitive unique tab titles, a payload
+ * size cap and, when set, a per-window write quota (429 until the window refills); records every
+ * request; answers injected 429s/503s (503s also after the change landed).
  */
 export interface FakeRequest {
   method: string;
@@ -42,10 +49,21 @@ export interface FaultOptions {
   afterApplying?: boolean;
   /** Only requests whose decoded path matches get the fault. */
   path?: RegExp;
+  /** Let this many matching requests through first (e.g. to hit the second batchUpdate). */
+  skip?: number;
+}
+
+/** Google's per-user write quota, with a window tests can shorten (Google's is a minute). */
+export interface WriteQuotaSpec {
+  writes: number;
+  windowMs: number;
+  /** Send Retry-After (whole seconds until the window refills) with each 429. */
+  retryAfter?: boolean;
 }
 
 export interface FakeTabSpec {
   title: string;
+  hidden?: boolean | undefined;
   rowCount?: number | undefined;
   columnCount?: number | undefined;
   frozenRowCount?: number | undefined;
@@ -63,10 +81,14 @@ export interface SheetsFake {
   /** Makes a spreadsheet answer 403 (not shared with the caller). */
   deny(id: string): void;
   tab(id: string, title: string): FakeTab | undefined;
+  /** Tab titles in order, hidden ones marked `(hidden)`. */
+  titles(id: string): string[];
   /** A tab's values as UNFORMATTED reads return them (trailing empties trimmed). */
   values(id: string, title: string): unknown[][];
   cell(id: string, title: string, row: number, column: number): Cell | undefined;
   failNext(count: number, options?: FaultOptions): void;
+  setWriteQuota(quota: WriteQuotaSpec | undefined): void;
+  setAppendReading(reading: AppendReading): void;
   setLatency(ms: number): void;
   stop(): Promise<void>;
 }
@@ -75,12 +97,18 @@ interface SheetRequest {
   properties?: {
     sheetId?: number;
     title?: string;
+    hidden?: boolean;
     gridProperties?: { rowCount?: number; columnCount?: number; frozenRowCount?: number };
   };
   fields?: string;
   sheetId?: number;
   dimension?: string;
   length?: number;
+  range?: GridRange;
+  rows?: unknown[];
+  source?: GridRange;
+  destination?: GridRange;
+  pasteType?: string;
 }
 
 interface Body {
@@ -104,9 +132,34 @@ export async function startSheetsFake(
   const denied = new Set<string>();
   const requests: FakeRequest[] = [];
   const faults: (Required<Omit<FaultOptions, "path">> & { path: RegExp | undefined })[] = [];
+  const faultFor = (write: boolean, path: string) => {
+    const i = faults.findIndex((f) => (write || !f.writesOnly) && (!f.path || f.path.test(path)));
+    const f = faults[i];
+    if (!f) return undefined;
+    if (f.skip > 0) {
+      f.skip--;
+      return undefined;
+    }
+    return faults.splice(i, 1)[0];
+  };
   const inFlight = new Map<string, number>();
   let maxWrites = 0;
   let latency = 0;
+  let quota: WriteQuotaSpec | undefined;
+  let quotaWindow = { start: 0, used: 0 };
+  let appendReading: AppendReading = "last-table";
+
+  /** Counts a write against the quota; returns the ms until it refills when none is left. */
+  const overQuota = (): number | undefined => {
+    if (!quota) return undefined;
+    const now = Date.now();
+    if (now - quotaWindow.start >= quota.windowMs) quotaWindow = { start: now, used: 0 };
+    if (quotaWindow.used < quota.writes) {
+      quotaWindow.used++;
+      return undefined;
+    }
+    return quotaWindow.start + quota.windowMs - now;
+  };
 
   const book = (id: string) => {
     if (denied.has(id))
@@ -117,7 +170,7 @@ export async function startSheetsFake(
   };
 
   const addTab = (b: FakeSpreadsheet, spec: FakeTabSpec): FakeTab => {
-    if (b.tabs.some((t) => t.title === spec.title)) {
+    if (findTitle(b, spec.title)) {
       throw new FakeApiError(
         400,
         `A sheet with the name "${spec.title}" already exists. Please enter another name.`,
@@ -129,6 +182,7 @@ export async function startSheetsFake(
       rowCount: spec.rowCount ?? 1000,
       columnCount: spec.columnCount ?? 26,
       frozenRowCount: spec.frozenRowCount ?? 0,
+      hidden: spec.hidden ?? false,
       rows: [],
     };
     b.tabs.push(tab);
@@ -140,6 +194,7 @@ export async function startSheetsFake(
     title: t.title,
     index,
     sheetType: "GRID",
+    ...(t.hidden ? { hidden: true } : {}),
     gridProperties: {
       rowCount: t.rowCount,
       columnCount: t.columnCount,
@@ -162,6 +217,7 @@ export async function startSheetsFake(
           rowCount: g.rowCount,
           columnCount: g.columnCount,
           frozenRowCount: g.frozenRowCount,
+          hidden: p.hidden,
         });
         if (tab.frozenRowCount >= tab.rowCount) {
           throw new FakeApiError(400, "You can't freeze all visible rows on the sheet.");
@@ -181,6 +237,7 @@ export async function startSheetsFake(
           throw new FakeApiError(400, "At least one field must be updated, but none are specified.");
         const g = p.gridProperties ?? {};
         if (has("title") && p.title) tab.title = p.title;
+        if (has("hidden")) tab.hidden = p.hidden ?? false;
         resize(
           tab,
           has("gridProperties.rowCount") ? (g.rowCount ?? tab.rowCount) : tab.rowCount,
@@ -196,6 +253,29 @@ export async function startSheetsFake(
         if (!tab) throw new FakeApiError(400, `No grid with id: ${a.sheetId}`);
         if (a.dimension === "ROWS") resize(tab, tab.rowCount + Number(a.length), tab.columnCount);
         else resize(tab, tab.rowCount, tab.columnCount + Number(a.length));
+        return {};
+      }
+      if (kind === "deleteSheet") {
+        if (!staged.tabs.some((t) => t.sheetId === a.sheetId))
+          throw new FakeApiError(400, `No grid with id: ${a.sheetId}`);
+        staged.tabs = staged.tabs.filter((t) => t.sheetId !== a.sheetId);
+        if (!staged.tabs.length)
+          throw new FakeApiError(400, "You can't remove all the sheets in a document.");
+        return {};
+      }
+      if (kind === "updateCells") {
+        // Only the form that clears: a range, no rows, the fields to clear.
+        if (!a.range || a.rows?.length) throw new FakeApiError(400, "the fake only clears with updateCells");
+        if (!a.fields)
+          throw new FakeApiError(400, "At least one field must be updated, but none are specified.");
+        if (a.fields === "*" || a.fields.includes("userEnteredValue")) clearRect(gridRect(staged, a.range));
+        return {};
+      }
+      if (kind === "copyPaste") {
+        if (!a.source || !a.destination)
+          throw new FakeApiError(400, "copyPaste needs a source and a destination");
+        if (a.pasteType !== "PASTE_VALUES") throw new FakeApiError(400, `the fake only pastes values`);
+        pasteValues(gridRect(staged, a.source), gridRect(staged, a.destination));
         return {};
       }
       throw new FakeApiError(400, `the fake does not support the request ${kind}`);
@@ -261,21 +341,18 @@ export async function startSheetsFake(
     if (op === ":append" && method === "POST") {
       const input = valueInput(q);
       const values = body?.values ?? [];
-      const start = Math.max(rect.r1, lastUsedRow(rect) + 1);
+      const start = appendStart(rect, appendReading);
       const width = Math.max(1, ...values.map((r) => r.length));
       const target = {
         tab: rect.tab,
-        r1: start,
-        c1: rect.c1,
-        r2: start + values.length - 1,
-        c2: rect.c1 + width - 1,
+        r1: start.row,
+        c1: start.column,
+        r2: start.row + values.length - 1,
+        c2: start.column + width - 1,
       };
-      if (target.r2 > rect.tab.rowCount || target.c2 > rect.tab.columnCount) {
-        throw new FakeApiError(
-          400,
-          `Range (${rectA1(target)}) exceeds grid limits. Max rows: ${rect.tab.rowCount}, max columns: ${rect.tab.columnCount}`,
-        );
-      }
+      // values.append adds the rows and columns it needs (within the cell limit).
+      resize(rect.tab, Math.max(rect.tab.rowCount, target.r2), Math.max(rect.tab.columnCount, target.c2));
+      checkCellLimit(b);
       const cells = writeValues(target, values, input);
       return {
         spreadsheetId: b.id,
@@ -330,8 +407,18 @@ export async function startSheetsFake(
           "INVALID_ARGUMENT",
         );
       }
-      const i = faults.findIndex((f) => (write || !f.writesOnly) && (!f.path || f.path.test(path)));
-      const fault = i >= 0 ? faults.splice(i, 1)[0] : undefined;
+      const wait = write ? overQuota() : undefined;
+      if (wait !== undefined) {
+        entry.status = 429;
+        if (quota?.retryAfter) res.setHeader("retry-after", String(Math.max(1, Math.ceil(wait / 1000))));
+        return googleError(
+          res,
+          429,
+          "Quota exceeded for quota metric 'Write requests' and limit 'Write requests per minute per user'.",
+          "RESOURCE_EXHAUSTED",
+        );
+      }
+      const fault = faultFor(write, path);
       if (fault && !fault.afterApplying) {
         entry.status = fault.status;
         return googleError(
@@ -384,6 +471,7 @@ export async function startSheetsFake(
     },
     deny: (id) => void denied.add(id),
     tab: (id, title) => books.get(id)?.tabs.find((t) => t.title === title),
+    titles: (id) => (books.get(id)?.tabs ?? []).map((t) => (t.hidden ? `${t.title} (hidden)` : t.title)),
     values(id, title) {
       const tab = books.get(id)?.tabs.find((t) => t.title === title);
       if (!tab) return [];
@@ -398,8 +486,16 @@ export async function startSheetsFake(
           writesOnly: options.writesOnly ?? false,
           afterApplying: options.afterApplying ?? false,
           path: options.path,
+          skip: options.skip ?? 0,
         });
       }
+    },
+    setWriteQuota(q) {
+      quota = q;
+      quotaWindow = { start: 0, used: 0 };
+    },
+    setAppendReading(reading) {
+      appendReading = reading;
     },
     setLatency: (ms) => {
       latency = ms;

@@ -27,6 +27,7 @@ export interface FakeTab {
   rowCount: number;
   columnCount: number;
   frozenRowCount: number;
+  hidden: boolean;
   /** rows[r][c], 0-based; undefined is an empty cell. */
   rows: (Cell | undefined)[][];
 }
@@ -47,6 +48,12 @@ export interface Rect {
   c1: number;
   r2: number;
   c2: number;
+}
+
+/** Google keeps titles unique regardless of case, and a range's tab name matches the same way. */
+export function findTitle(book: FakeSpreadsheet, title: string): FakeTab | undefined {
+  const lower = title.toLowerCase();
+  return book.tabs.find((t) => t.title === title) ?? book.tabs.find((t) => t.title.toLowerCase() === lower);
 }
 
 function colNumber(letters: string): number {
@@ -86,11 +93,11 @@ export function parseRange(book: FakeSpreadsheet, range: string): Rect {
   } else if (range.includes("!")) {
     title = range.slice(0, range.lastIndexOf("!"));
     cells = range.slice(range.lastIndexOf("!") + 1);
-  } else if (book.tabs.some((t) => t.title === range)) {
+  } else if (findTitle(book, range)) {
     title = range;
     cells = "";
   }
-  const tab = title === undefined ? book.tabs[0] : book.tabs.find((t) => t.title === title);
+  const tab = title === undefined ? book.tabs[0] : findTitle(book, title);
   if (!tab) throw new FakeApiError(400, `Unable to parse range: ${range}`);
   if (cells === "") return { tab, r1: 1, c1: 1, r2: tab.rowCount, c2: tab.columnCount };
   const m = /^([A-Z]*)(\d*)(?::([A-Z]*)(\d*))?$/i.exec(cells);
@@ -215,4 +222,72 @@ export function resize(tab: FakeTab, rows: number, columns: number): void {
   tab.columnCount = columns;
   tab.rows.length = Math.min(tab.rows.length, rows);
   for (const row of tab.rows) if (row && row.length > columns) row.length = columns;
+}
+
+/**
+ * How `values.append` finds "the table" in its range. The reference says it looks for a table and
+ * appends after its last row, starting at its first column, without saying where a table ends;
+ * both readings seen in practice: the first block of consecutive non-empty rows, or the last one.
+ */
+export type AppendReading = "first-table" | "last-table";
+
+/** Where `values.append` writes: the row after the chosen table, at the table's first filled column. */
+export function appendStart(rect: Rect, reading: AppendReading): { row: number; column: number } {
+  const used = (r: number) => rect.tab.rows[r - 1]?.slice(rect.c1 - 1, rect.c2).some((c) => c !== undefined);
+  const blocks: { from: number; to: number }[] = [];
+  for (let r = rect.r1; r <= Math.min(rect.r2, rect.tab.rows.length); r++) {
+    if (!used(r)) continue;
+    const last = blocks[blocks.length - 1];
+    if (last && last.to === r - 1) last.to = r;
+    else blocks.push({ from: r, to: r });
+  }
+  const block = reading === "first-table" ? blocks[0] : blocks[blocks.length - 1];
+  if (!block) return { row: rect.r1, column: rect.c1 };
+  let column = rect.c2;
+  for (let r = block.from; r <= block.to; r++) {
+    const row = rect.tab.rows[r - 1] ?? [];
+    for (let c = rect.c1; c <= column; c++) if (row[c - 1] !== undefined) column = Math.min(column, c);
+  }
+  return { row: block.to + 1, column };
+}
+
+/** copyPaste: the source tiled over the destination, as the real API repeats a smaller source. */
+export function pasteValues(source: Rect, destination: Rect): void {
+  const h = source.r2 - source.r1 + 1;
+  const w = source.c2 - source.c1 + 1;
+  const cells = Array.from({ length: h }, (_, i) =>
+    Array.from({ length: w }, (_, j) => source.tab.rows[source.r1 - 1 + i]?.[source.c1 - 1 + j]),
+  );
+  for (let r = destination.r1; r <= destination.r2; r++) {
+    const row = destination.tab.rows[r - 1] ?? [];
+    destination.tab.rows[r - 1] = row;
+    for (let c = destination.c1; c <= destination.c2; c++) {
+      const cell = cells[(r - destination.r1) % h]![(c - destination.c1) % w];
+      row[c - 1] = cell && "formula" in cell ? { value: "#FAKE-FORMULA-RESULT" } : cell;
+    }
+  }
+}
+
+/** A GridRange of a batchUpdate request: 0-based, end exclusive, a missing bound means the grid's edge. */
+export interface GridRange {
+  sheetId?: number;
+  startRowIndex?: number;
+  endRowIndex?: number;
+  startColumnIndex?: number;
+  endColumnIndex?: number;
+}
+
+export function gridRect(book: FakeSpreadsheet, g: GridRange): Rect {
+  const tab = book.tabs.find((t) => t.sheetId === (g.sheetId ?? 0));
+  if (!tab) throw new FakeApiError(400, `No grid with id: ${g.sheetId}`);
+  const r: Rect = {
+    tab,
+    r1: (g.startRowIndex ?? 0) + 1,
+    c1: (g.startColumnIndex ?? 0) + 1,
+    r2: g.endRowIndex ?? tab.rowCount,
+    c2: g.endColumnIndex ?? tab.columnCount,
+  };
+  if (r.r2 > tab.rowCount || r.c2 > tab.columnCount || r.r1 > r.r2 || r.c1 > r.c2)
+    throw new FakeApiError(400, `Range (${rectA1(r)}) exceeds grid limits.`);
+  return r;
 }

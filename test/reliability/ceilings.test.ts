@@ -1,13 +1,13 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { setBudget } from "../../cli/commands/budget.js";
-import { migrateToLatest } from "../../connectors/warehouse/migrate.js";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
 import type { Emulator } from "../../emulator/index.js";
-import { type LoadedPipeline, loadPipeline } from "../../pipelines/engine/load.js";
-import { loadPrices } from "../../pipelines/engine/prices.js";
-import { runPipelines } from "../../pipelines/engine/runner.js";
+import { type LoadedPipeline, loadPipeline } from "../../engine/define/pipeline-file.js";
+import { loadPrices } from "../../engine/define/prices.js";
+import { runPipelines } from "../../engine/run/runner.js";
+import { setBudget } from "../../store/budget-status.js";
+import { migrateToLatest } from "../../store/migrate.js";
 import { runChild } from "./support/child.js";
 import { suiteClient, suiteEmulator } from "./support/emulator.js";
 import { credits } from "./support/ledger.js";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openWarehouse } from "../../connectors/warehouse/open.js";
 import type { Emulator, LedgerCall } from "../../emulator/index.js";
-import { retryReportJob } from "../../pipelines/engine/reports/retry.js";
-import { runPipelines } from "../../pipelines/engine/runner.js";
+import { retryReportJob } from "../../engine/run/retry-report.js";
+import { runPipelines } from "../../engine/run/runner.js";
 import { runChild } from "./support/child.js";
 import { type ChildSpec, pipelinesOf } from "./support/child-spec.js";
 import { fastReportPipeline, inFlight } from "./support/crash-plan.js";
@@ -111,6 +111,9 @@ describe.each(KINDS)("crash and resume on %s", (kind: Kind) => {
         double_paid: 0,
         inflight_at_kill: 0,
         inflight_repaid: 0,
+        // How long before the kill the emulator had answered a call that was then paid again: the
+        // window in which an answer is delivered but not yet stored.
+        inflight_window_ms_max: 0,
         reports_created_twice: 0,
         reports_lost_recreated: 0,
         overshoot: 0,
@@ -187,8 +190,15 @@ describe.each(KINDS)("crash and resume on %s", (kind: Kind) => {
           const flying = await inFlight(w, reserved);
           for (const t of twice.paidTwice) {
             // Paid twice only because the first process died between the answer and storing it.
-            if (t.times === 2 && flying.has(`${t.slug}\n${t.bodyHash}`)) f.inflight_repaid++;
-            else {
+            if (t.times === 2 && flying.has(`${t.slug}\n${t.bodyHash}`)) {
+              f.inflight_repaid++;
+              const answered = charged(firstCalls).find(
+                (c) => c.slug === t.slug && c.bodyHash === t.bodyHash,
+              );
+              if (answered?.at !== undefined && first.killedAt !== undefined) {
+                f.inflight_window_ms_max = Math.max(f.inflight_window_ms_max, first.killedAt - answered.at);
+              }
+            } else {
               f.double_paid += t.times - 1;
               if (REPORT_CREATES.has(t.slug)) f.reports_created_twice++;
               problems.push(`${where}: ${t.slug} ${t.bodyHash} paid ${t.times} times`);

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrateToLatest } from "../../connectors/warehouse/migrate.js";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
 import type { Emulator, LedgerCall } from "../../emulator/index.js";
-import { listBuiltinPipelines, loadPipeline } from "../../pipelines/engine/load.js";
-import { retryReportJob } from "../../pipelines/engine/reports/retry.js";
-import { type RunSummary, runPipelines } from "../../pipelines/engine/runner.js";
+import { listBuiltinPipelines, loadPipeline } from "../../engine/define/pipeline-file.js";
+import { retryReportJob } from "../../engine/run/retry-report.js";
+import { type RunSummary, runPipelines } from "../../engine/run/runner.js";
+import { migrateToLatest } from "../../store/migrate.js";
 import { pipelinesOf } from "./support/child-spec.js";
 import { cli, cliEnv } from "./support/cli.js";
 import { REPORT_DOWNLOAD, REPORT_STATUS, suiteClient, suiteEmulator } from "./support/emulator.js";

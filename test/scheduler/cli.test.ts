@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { migrateToLatest } from "../../connectors/warehouse/migrate.js";
-import { ensureStates } from "../../scheduler/state.js";
+import { migrateToLatest } from "../../store/migrate.js";
+import { ensureStates } from "../../store/schedule-state.js";
 import { cli } from "../helpers/cli.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
 import { freshWarehouseUrl } from "../helpers/warehouses.js";

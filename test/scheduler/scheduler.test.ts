@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { resolveDate } from "../../pipelines/engine/params.js";
-import { readState, resumeSchedule } from "../../scheduler/state.js";
+import { resolveDate } from "../../engine/define/params.js";
+import { readState, resumeSchedule } from "../../store/schedule-state.js";
 import { emulatorWithClient } from "../helpers/emulator.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
 import {

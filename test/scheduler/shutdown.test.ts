@@ -1,13 +1,13 @@
 import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
-import { migrateToLatest } from "../../connectors/warehouse/migrate.js";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
-import { insertCall } from "../../pipelines/engine/ledger.js";
-import { runPipelines } from "../../pipelines/engine/runner.js";
-import { startRun } from "../../pipelines/engine/runs.js";
+import { runPipelines } from "../../engine/run/runner.js";
 import { loadSchedules } from "../../scheduler/load.js";
 import { interruptLeftovers } from "../../scheduler/shutdown.js";
-import { acquireSlot, claimTick, ensureStates, readState } from "../../scheduler/state.js";
+import { insertCall } from "../../store/ledger.js";
+import { migrateToLatest } from "../../store/migrate.js";
+import { startRun } from "../../store/runs.js";
+import { acquireSlot, claimTick, ensureStates, readState } from "../../store/schedule-state.js";
 import { emulatorWithClient } from "../helpers/emulator.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
 import {

@@ -74,8 +74,8 @@ for (const kind of WAREHOUSE_KINDS) {
     it("lists the warehouse's runs whatever started them, failures included", async () => {
       const t = await startTestServer(kind, {}, { errorRate: 1 });
       const { SkillClient } = await import("../../connectors/skill-api/client.js");
-      const { runPipelines } = await import("../../pipelines/engine/runner.js");
-      const { loadPipeline } = await import("../../pipelines/engine/load.js");
+      const { runPipelines } = await import("../../engine/run/runner.js");
+      const { loadPipeline } = await import("../../engine/define/pipeline-file.js");
       const client = new SkillClient({ baseUrl: t.emulator.url, apiKey: "sk-demo-skillsync-local-0000" });
       const failed = await runPipelines({
         warehouse: t.warehouse,

@@ -1,8 +1,8 @@
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadPipeline } from "../../pipelines/engine/load.js";
+import { loadPipeline } from "../../engine/define/pipeline-file.js";
+import { sheetsFakes } from "../connectors/sheets/helpers.js";
 import { unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
-import { sheetsFakes } from "../sheets/helpers.js";
 import { startTestServer, waitForRun } from "./helpers.js";
 
 const fakes = sheetsFakes();

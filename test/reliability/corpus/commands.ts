@@ -501,6 +501,19 @@ export const CLI_CASES: CommandCase[] = [
     args: ["serve", "--port", "http"],
     where: /SKILLSYNC_SERVER_SECRET|--port/,
   },
+  { name: "mcp: no server ceiling", kind: "cli", args: ["mcp"], where: /--max-credits/ },
+  {
+    name: "mcp: ceiling not a number",
+    kind: "cli",
+    args: ["mcp", "--max-credits", "lots"],
+    where: /--max-credits/,
+  },
+  {
+    name: "mcp: concurrency zero",
+    kind: "cli",
+    args: ["mcp", "--max-credits", "5", "--concurrency", "0"],
+    where: /--concurrency/,
+  },
   { name: "reports retry: no such job", kind: "cli", args: ["reports", "retry", "999999"], where: /999999/ },
   {
     name: "plan: unknown param",

@@ -2,7 +2,7 @@
 // run several at once. argv: <spec JSON>; the API key comes in SKILL_API_KEY, as for the CLI.
 import { SkillClient } from "../../../connectors/skill-api/client.js";
 import { openWarehouse } from "../../../connectors/warehouse/open.js";
-import { runPipelines } from "../../../pipelines/engine/runner.js";
+import { runPipelines } from "../../../engine/run/runner.js";
 import { type ChildSpec, pipelinesOf, pricesOf } from "./child-spec.js";
 
 const spec = JSON.parse(process.argv[2]!) as ChildSpec;
@@ -12,6 +12,8 @@ const client = new SkillClient({
   maxRetryDelayMs: 50,
   ...(spec.headersTimeoutMs ? { headersTimeoutMs: spec.headersTimeoutMs } : {}),
 });
+// Processes spawned together take different times to load: a shared start time lines them up.
+if (spec.startAt) await new Promise((r) => setTimeout(r, Math.max(0, spec.startAt! - Date.now())));
 const warehouse = await openWarehouse(spec.db);
 process.stdout.write("started\n");
 const s = await runPipelines({
@@ -25,7 +27,7 @@ const s = await runPipelines({
   onStart: () => process.stdout.write("run\n"),
 });
 process.stdout.write(
-  `${JSON.stringify({ status: s.status, resumed: s.resumed, stopReason: s.stopReason, credits: s.counters.creditsSpent })}\n`,
+  `${JSON.stringify({ status: s.status, resumed: s.resumed, stopReason: s.stopReason, credits: s.counters.creditsSpent, shared: s.counters.callsShared })}\n`,
 );
 await warehouse.close();
 await client.close();

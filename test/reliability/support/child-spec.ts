@@ -1,5 +1,5 @@
-import { type LoadedPipeline, loadPipeline } from "../../../pipelines/engine/load.js";
-import { loadPrices, type PriceTable } from "../../../pipelines/engine/prices.js";
+import { type LoadedPipeline, loadPipeline } from "../../../engine/define/pipeline-file.js";
+import { loadPrices, type PriceTable } from "../../../engine/define/prices.js";
 
 /** What a run in a child process (or in-process, the same way) does. */
 export interface ChildSpec {
@@ -14,6 +14,8 @@ export interface ChildSpec {
   /** Report polling in milliseconds instead of the file's seconds (the file, hence the run key, is kept). */
   fastPollMs?: number | undefined;
   headersTimeoutMs?: number | undefined;
+  /** When set (epoch ms), the child waits until then before opening the warehouse: processes spawned together begin at once. */
+  startAt?: number | undefined;
 }
 
 export function pipelinesOf(spec: Pick<ChildSpec, "pipelines" | "fastPollMs">): LoadedPipeline[] {

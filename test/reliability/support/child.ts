@@ -9,7 +9,11 @@ const script = fileURLToPath(new URL("./child-main.ts", import.meta.url));
 export interface ChildResult {
   outcome: "killed" | "finished" | "failed";
   code: number | null;
-  summary: { status: string; resumed: boolean; stopReason?: string; credits: number } | undefined;
+  summary:
+    | { status: string; resumed: boolean; stopReason?: string; credits: number; shared?: number }
+    | undefined;
+  /** When the child was sent SIGKILL (ms since the epoch), if it was. */
+  killedAt: number | undefined;
   /** Milliseconds from "started" (warehouse open) to "run" (tables ready, run registered). */
   prepareMs: number;
   /** Milliseconds from "run" to the end. */
@@ -35,7 +39,12 @@ export function runChild(
     let err = "";
     let startedAt = 0;
     let runAt = 0;
-    const killLater = (ms: number) => setTimeout(() => p.kill("SIGKILL"), ms);
+    let killedAt: number | undefined;
+    const killLater = (ms: number) =>
+      setTimeout(() => {
+        killedAt = Date.now();
+        p.kill("SIGKILL");
+      }, ms);
     p.stderr.on("data", (d) => {
       err += String(d);
     });
@@ -63,6 +72,7 @@ export function runChild(
         outcome: signal === "SIGKILL" ? "killed" : code === 0 ? "finished" : "failed",
         code,
         summary,
+        killedAt,
         prepareMs: startedAt && runAt ? runAt - startedAt : 0,
         callMs: runAt ? performance.now() - runAt : 0,
         stderr: err,

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Warehouse } from "../../../connectors/warehouse/open.js";
 import { canonicalJson } from "../../../emulator/index.js";
-import { loadPipeline } from "../../../pipelines/engine/load.js";
+import { loadPipeline } from "../../../engine/define/pipeline-file.js";
 import { rows } from "./snapshot.js";
 import { filesDir } from "./suite.js";
 

@@ -30,7 +30,7 @@ const num = (f: Figures | undefined, k: string) => (typeof f?.[k] === "number" ?
 /** Prints the suite's figures and writes them to test/reliability/results.json. */
 export function summarise(dir: string, scan: ScanCounts, meta: { seconds: number; schemas: number }): void {
   const areas = collectFigures(dir);
-  const { crash, faults, ceilings, bad_input: bad, load } = areas;
+  const { crash, faults, ceilings, bad_input: bad, load, concurrent, read_only: ro } = areas;
   const headline = {
     crashTrials: { sqlite: num(crash, "trials_sqlite"), postgres: num(crash, "trials_postgres") },
     faultsInjected: num(faults, "faults_injected"),
@@ -43,7 +43,8 @@ export function summarise(dir: string, scan: ScanCounts, meta: { seconds: number
       num(crash, "double_paid") +
       num(faults, "double_paid") +
       num(bad, "sent") +
-      num(ceilings, "double_paid"),
+      num(ceilings, "double_paid") +
+      num(concurrent, "double_paid"),
     overshootCredits: num(crash, "overshoot") + num(ceilings, "overshoot"),
     leaks: scan.leaks.length,
   };
@@ -75,7 +76,10 @@ export function summarise(dir: string, scan: ScanCounts, meta: { seconds: number
     `bad inputs tried  ${headline.badInputsTried} (rejected at the right place: ${num(bad, "rejected")})`,
     `load              ${headline.loadRequests} concurrent requests, ${num(load, "answered")} answered, ${num(load, "server_errors")} 5xx, ${num(load, "runs_lost")} runs lost`,
     `duplicates ${headline.duplicates} · lost rows ${headline.lostRows} · double-paid calls ${headline.doublePaidCalls} · overshoot ${headline.overshootCredits} credits · leaks ${headline.leaks}`,
-    `in-flight calls re-paid after a kill (answered, not yet stored) ${num(crash, "inflight_repaid")}`,
+    `concurrent runs    ${num(concurrent, "runs")} identical runs at once (${num(concurrent, "trials_sqlite")} sqlite, ${num(concurrent, "trials_postgres")} postgres trials): ${num(concurrent, "requests_paid")} requests paid, ${num(concurrent, "double_paid")} twice, ${num(concurrent, "answers_shared")} answers shared`,
+    `first use at once  ${num(concurrent, "first_use_processes")} processes on new warehouses, ${num(concurrent, "first_use_failed")} failed`,
+    `in-flight calls re-paid after a kill (answered, not yet stored) ${num(crash, "inflight_repaid")}, answered up to ${num(crash, "inflight_window_ms_max")} ms before the kill`,
+    `read-only path    ${num(ro, "sqlite_statements_max")} hostile statements through every read path: sqlite ${num(ro, "sqlite_refused")} refused, ${num(ro, "sqlite_timed_out")} stopped at the limit, ${num(ro, "sqlite_finished")} finished; postgres ${num(ro, "postgres_refused")} / ${num(ro, "postgres_timed_out")} / ${num(ro, "postgres_finished")}; slowest ${Math.max(num(ro, "sqlite_slowest_ms_max"), num(ro, "postgres_slowest_ms_max"))} ms; killed client's backend gone in ${num(ro, "killed_client_backend_gone_ms_max")} ms`,
     `secret scan: ${scan.files} files, ${scan.tables} tables, ${scan.cells} cells, ${scan.storedResponses} stored responses, ${meta.schemas} Postgres schemas`,
     `took ${meta.seconds} s · results in test/reliability/results.json`,
     "",

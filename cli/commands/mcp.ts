@@ -1,0 +1,63 @@
+import type { Command } from "commander";
+import { openWarehouse } from "../../connectors/warehouse/open.js";
+import { redact } from "../../core/redact.js";
+import { loadPrices } from "../../engine/define/prices.js";
+import { ensureBuiltinTables } from "../../engine/run/runner.js";
+import { migrateToLatest } from "../../store/migrate.js";
+import { dbOption, makeClient, numberFlag } from "../context.js";
+import { servedPipelines } from "./serve.js";
+
+interface McpFlags {
+  db?: string;
+  maxCredits: string;
+  concurrency: string;
+  prices?: string;
+  pipelines?: string;
+  baseUrl?: string;
+}
+
+// stdout is the MCP channel: this command writes its own lines to stderr only.
+const log = (line: string) => process.stderr.write(`${redact(line)}\n`);
+
+/** Serves MCP on stdio until the client leaves; a run in progress is interrupted (resumable) first. */
+export async function mcpCommand(flags: McpFlags): Promise<void> {
+  // Loaded here: every other command would otherwise pay for the MCP SDK at start.
+  const { serveStdio } = await import("../../mcp/index.js");
+  // Everything is checked before the warehouse is opened: a mistake is exit 2 with nothing started.
+  const maxCredits = numberFlag("--max-credits", flags.maxCredits, { min: 0 })!;
+  const concurrency = numberFlag("--concurrency", flags.concurrency, { integer: true, min: 1 })!;
+  const prices = loadPrices(flags.prices);
+  const pipelines = servedPipelines(flags.pipelines);
+  const client = makeClient(flags.baseUrl);
+  try {
+    const warehouse = await openWarehouse(dbOption(flags));
+    try {
+      await migrateToLatest(warehouse);
+      await ensureBuiltinTables(warehouse);
+      log(`skillsync mcp: warehouse ${warehouse.description}; ${pipelines.length} pipelines`);
+      await serveStdio({ warehouse, client, maxCredits, pipelines, prices, concurrency }, log);
+    } finally {
+      await warehouse.close();
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+export function registerMcpCommand(program: Command): void {
+  program
+    .command("mcp")
+    .description(
+      "serve MCP on stdio: AI agents query the warehouse and run pipelines within a credit ceiling",
+    )
+    .option("--db <url>", "warehouse (default DATABASE_URL or ./skillsync.db)")
+    .requiredOption(
+      "--max-credits <n>",
+      "credit ceiling of any one run an agent starts (0: agents only read)",
+    )
+    .option("--concurrency <n>", "calls in flight within one run", "4")
+    .option("--prices <file>", "YAML price table: slug: credits-per-call, or slug: { perItem: n }")
+    .option("--pipelines <dir>", "offer the pipeline files of this folder besides the built-in ones")
+    .option("--base-url <url>", "Skill API base URL (default SKILL_API_BASE_URL)")
+    .action(mcpCommand);
+}

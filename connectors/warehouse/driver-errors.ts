@@ -1,0 +1,104 @@
+/**
+ * What a database error means, in one place: pg reports Postgres's SQLSTATE as `code` ("23505"),
+ * better-sqlite3 SQLite's result code ("SQLITE_BUSY", "SQLITE_CONSTRAINT_UNIQUE"). Each predicate
+ * names the situation its callers handle; the codes behind it are listed here and nowhere else.
+ */
+
+// Postgres SQLSTATEs (https://www.postgresql.org/docs/current/errcodes-appendix.html).
+const PG_UNIQUE_VIOLATION = "23505";
+const PG_DUPLICATE_TABLE = "42P07"; // also a duplicate index or view: any relation
+const PG_DUPLICATE_COLUMN = "42701";
+const PG_INVALID_TABLE_DEFINITION = "42P16";
+const PG_DEADLOCK_DETECTED = "40P01";
+const PG_INVALID_SCHEMA_NAME = "3F000";
+const PG_UNDEFINED_TABLE = "42P01";
+const PG_INSUFFICIENT_PRIVILEGE = "42501";
+const PG_READ_ONLY_TRANSACTION = "25006";
+const PG_INVALID_CATALOG_NAME = "3D000"; // the database does not exist
+
+/** The driver's code of an error ("" when it has none). */
+export function driverErrorCode(err: unknown): string {
+  return err && typeof err === "object" && "code" in err ? String(err.code) : "";
+}
+
+/**
+ * A unique index refused the row: another writer inserted the same key first. SQLite: any
+ * SQLITE_CONSTRAINT* code (the inserts that ask this have only their unique index to break).
+ */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = driverErrorCode(err);
+  return code === PG_UNIQUE_VIOLATION || code.startsWith("SQLITE_CONSTRAINT");
+}
+
+/** SQLite: another process held the write lock past busy_timeout, or this read snapshot went stale. */
+export function isBusy(err: unknown): boolean {
+  const code = driverErrorCode(err);
+  return code === "SQLITE_BUSY" || code === "SQLITE_BUSY_SNAPSHOT";
+}
+
+/** Postgres aborted this transaction to break a deadlock with another one. */
+export function isDeadlock(err: unknown): boolean {
+  return driverErrorCode(err) === PG_DEADLOCK_DETECTED;
+}
+
+const CATALOG_RACES = new Set([
+  PG_UNIQUE_VIOLATION,
+  PG_DUPLICATE_TABLE,
+  PG_INVALID_SCHEMA_NAME,
+  PG_UNDEFINED_TABLE,
+]);
+
+/**
+ * Postgres: another session created the same table at the same moment (its catalog's unique
+ * index, or a duplicate table), or dropped a schema or table this statement was reading (Kysely's
+ * introspection reads every schema of the database). Worth trying again.
+ */
+export function isCatalogRace(err: unknown): boolean {
+  return CATALOG_RACES.has(driverErrorCode(err));
+}
+
+const CREATED_MEANWHILE = new Set([
+  PG_DUPLICATE_TABLE,
+  PG_DUPLICATE_COLUMN,
+  PG_UNIQUE_VIOLATION,
+  PG_INVALID_TABLE_DEFINITION,
+]);
+
+/**
+ * Another process created the same table, column or index first (`create … if not exists` and
+ * `add column` racing). SQLite says so only in the message.
+ */
+export function isCreatedMeanwhile(err: unknown): boolean {
+  const msg = err instanceof Error ? err.message : "";
+  return CREATED_MEANWHILE.has(driverErrorCode(err)) || /duplicate column name|already exists/i.test(msg);
+}
+
+/**
+ * Another run created or replaced the same view at the same moment ("already exists", Postgres's
+ * "tuple concurrently updated" on the view's catalog row, or a duplicate key in the catalog).
+ */
+export function isViewCreatedMeanwhile(err: unknown): boolean {
+  const msg = err instanceof Error ? err.message : String(err);
+  return /already exists|tuple concurrently updated|duplicate key/i.test(msg);
+}
+
+/** Postgres: the role may not do this (a least-privilege reader creating a schema, say). */
+export function isNotPermitted(err: unknown): boolean {
+  const code = driverErrorCode(err);
+  return code === PG_INSUFFICIENT_PRIVILEGE || code === PG_READ_ONLY_TRANSACTION;
+}
+
+/** SQLite: the file opened is not a SQLite database (a CSV given as --db, say). */
+export function isNotADatabase(err: unknown): boolean {
+  return driverErrorCode(err) === "SQLITE_NOTADB";
+}
+
+/** Postgres: the URL names a database the server does not have. */
+export function isMissingDatabase(err: unknown): boolean {
+  return driverErrorCode(err) === PG_INVALID_CATALOG_NAME;
+}
+
+/** Postgres: the URL's `?schema=` names a schema the database does not have. */
+export function isMissingSchema(err: unknown): boolean {
+  return driverErrorCode(err) === PG_INVALID_SCHEMA_NAME;
+}

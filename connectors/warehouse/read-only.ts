@@ -1,0 +1,265 @@
+import { ValidationError } from "../../core/errors.js";
+import type { Warehouse } from "./open.js";
+import { postgresReadOnly } from "./postgres/read-only.js";
+import { ReadTimeoutError } from "./read-timeout.js";
+import { sqliteReadOnly } from "./sqlite/read-only.js";
+
+export { ReadTimeoutError };
+
+/**
+ * The one read-only path: every piece of SQL a user (or a pipeline file, or an agent) hands us to
+ * read the warehouse runs through `readOnly` — `skillsync sql`, the server's table views, a
+ * pipeline's input `sql:`, `sheets push --sql`. Its guarantees (docs/read-only.md):
+ *
+ * - exactly one statement, and it must be a read: its first keyword is SELECT, WITH, VALUES,
+ *   TABLE or EXPLAIN (not EXPLAIN ANALYZE), or (SQLite) a PRAGMA from a short read-only list;
+ * - no server-side functions with effects outside the statement (COPY, large objects, server
+ *   files, advisory locks, NOTIFY, backend signals, configuration reloads…);
+ * - SQLite: a separate read-only connection in a reader process, `Statement.readonly` required, the
+ *   process killed when the time limit passes (an endless recursive CTE cannot be interrupted
+ *   otherwise: better-sqlite3 is synchronous, and a worker thread stuck in SQLite cannot be ended);
+ * - Postgres: a connection of its own in a READ ONLY transaction that is always rolled back (the
+ *   statement is sent with the extended protocol, so it cannot end the transaction or add a second
+ *   statement), `statement_timeout`, `lock_timeout`, the backend cancelled from another connection
+ *   when the client gives up, and the connection closed afterwards (no session state survives).
+ */
+export interface ReadOnlyOptions {
+  /** Bound parameters (`?` on SQLite, `$1…` on Postgres). */
+  params?: readonly unknown[];
+  /** Time limit for the statement, ms (default 30 s, or SKILLSYNC_SQL_TIMEOUT_MS). */
+  timeoutMs?: number;
+  /** Largest number of rows returned (default 1 000 000); more is an error, not a silent cut. */
+  maxRows?: number;
+  /** Stop reading after this many rows and one more (the caller says the result was cut). */
+  cutAt?: number;
+  /** Where the SQL came from, for messages ("SQL query", "pipeline file x input sql"…). */
+  source?: string;
+  /**
+   * Read integers exactly: the rest of skillsync reads them as numbers, right for counts and
+   * credits, but 9007199254740993 would arrive as 9007199254740992 (Sheets pushes ask for this).
+   */
+  exactIntegers?: boolean;
+}
+
+export const DEFAULT_READ_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_ROWS = 1_000_000;
+
+export type Dialect = "sqlite" | "postgres";
+
+const FIRST_WORDS = new Set(["select", "with", "values", "table", "explain"]);
+
+/** SQLite pragmas that only report (asked without `=`). */
+const READ_PRAGMAS = new Set([
+  "table_info",
+  "table_xinfo",
+  "table_list",
+  "index_list",
+  "index_info",
+  "index_xinfo",
+  "foreign_key_list",
+  "database_list",
+  "collation_list",
+  "function_list",
+  "compile_options",
+]);
+
+/**
+ * Functions whose effects reach past the statement (or past the database), refused by name on
+ * both databases: a least-privilege role (docs/read-only.md) is the real fence, this is the
+ * belt for users who connect as the owner or a superuser.
+ */
+const REFUSED_FUNCTIONS: RegExp[] = [
+  /^pg_(terminate|cancel)_backend$/,
+  /^pg_(reload_conf|rotate_logfile|switch_wal|switch_xlog|promote|create_restore_point)$/,
+  /^pg_(start|stop|backup_start|backup_stop)_backup$|^pg_backup_(start|stop)$/,
+  /^pg_wal_replay_(pause|resume)$/,
+  /^pg_stat(_statements)?_reset/,
+  /^pg_(try_)?advisory_/,
+  /^pg_(logical_emit_message|notify|import_system_collations|log_backend_memory_contexts)$/,
+  /^pg_(read_file|read_binary_file|stat_file|file_write|file_rename|file_unlink|file_sync)$/,
+  /^pg_ls_/,
+  /^pg_(create|drop|copy)_\w*replication_slot$|^pg_replication_(origin|slot)_/,
+  /^(lo_\w+|loread|lowrite)$/,
+  /^dblink/,
+  /^(set_config|nextval|setval|load_extension)$/,
+];
+
+// SELECT … INTO makes a table on Postgres (the READ ONLY transaction refuses it too).
+const REFUSED_WORDS = new Set(["into"]);
+
+export interface CheckedStatement {
+  /** The statement without trailing semicolons. */
+  text: string;
+  firstWord: string;
+}
+
+interface Scan {
+  words: string[];
+  /** Semicolons outside strings and comments, with what follows each. */
+  tailAfterSemicolon: string[];
+  unterminated: boolean;
+}
+
+/** Words (keywords and identifiers, quoted ones unquoted) outside strings and comments. */
+function scan(text: string, dialect: Dialect): Scan {
+  const words: string[] = [];
+  const tails: string[] = [];
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    const c = text[i]!;
+    const next = text[i + 1];
+    if (c === "-" && next === "-") {
+      const end = text.indexOf("\n", i);
+      i = end < 0 ? n : end + 1;
+    } else if (c === "/" && next === "*") {
+      // Postgres nests block comments, SQLite does not.
+      let depth = 1;
+      i += 2;
+      while (i < n && depth > 0) {
+        if (text[i] === "*" && text[i + 1] === "/") {
+          depth--;
+          i += 2;
+        } else if (dialect === "postgres" && text[i] === "/" && text[i + 1] === "*") {
+          depth++;
+          i += 2;
+        } else i++;
+      }
+      if (depth > 0) return { words, tailAfterSemicolon: tails, unterminated: true };
+    } else if (c === "'") {
+      const escapes = dialect === "postgres" && /[eE]$/.test(text.slice(Math.max(0, i - 1), i));
+      i++;
+      for (;;) {
+        if (i >= n) return { words, tailAfterSemicolon: tails, unterminated: true };
+        if (escapes && text[i] === "\\") i += 2;
+        else if (text[i] === "'" && text[i + 1] === "'") i += 2;
+        else if (text[i] === "'") break;
+        else i++;
+      }
+      i++;
+    } else if (c === '"' || (dialect === "sqlite" && (c === "`" || c === "["))) {
+      const close = c === "[" ? "]" : c;
+      let word = "";
+      i++;
+      for (;;) {
+        if (i >= n) return { words, tailAfterSemicolon: tails, unterminated: true };
+        if (text[i] === close && text[i + 1] === close && close !== "]") {
+          word += close;
+          i += 2;
+        } else if (text[i] === close) break;
+        else word += text[i++];
+      }
+      i++;
+      words.push(word.toLowerCase());
+    } else if (c === "$" && dialect === "postgres" && /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.test(text.slice(i))) {
+      const tag = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(text.slice(i))![0];
+      const end = text.indexOf(tag, i + tag.length);
+      if (end < 0) return { words, tailAfterSemicolon: tails, unterminated: true };
+      i = end + tag.length;
+    } else if (c === ";") {
+      tails.push(text.slice(i + 1));
+      i++;
+    } else if (/[A-Za-z_\u0080-\uffff]/.test(c)) {
+      let j = i + 1;
+      while (j < n && /[A-Za-z0-9_$\u0080-\uffff]/.test(text[j]!)) j++;
+      words.push(text.slice(i, j).toLowerCase());
+      i = j;
+    } else i++;
+  }
+  return { words, tailAfterSemicolon: tails, unterminated: false };
+}
+
+const onlyComments = (text: string, dialect: Dialect) =>
+  scan(text, dialect).words.length === 0 && !/[^\s;]/.test(stripComments(text));
+
+function stripComments(text: string): string {
+  return text.replace(/--[^\n]*(\n|$)/g, " ").replace(/\/\*[\s\S]*?\*\//g, " ");
+}
+
+function refuse(source: string, message: string): never {
+  throw new ValidationError(source, [{ path: [], message }]);
+}
+
+/**
+ * Refuses, before anything reaches the database, what cannot be a single read. The databases
+ * check again (SQLite's `Statement.readonly`, Postgres's READ ONLY transaction): this check is what
+ * gives a clear message, theirs is what cannot be talked around.
+ *
+ * @example checkReadStatement("select 1;", "sqlite").text // "select 1"
+ */
+export function checkReadStatement(text: string, dialect: Dialect, source = "SQL query"): CheckedStatement {
+  if (text.includes("\0")) refuse(source, "contains a NUL byte");
+  const s = scan(text, dialect);
+  if (s.unterminated) refuse(source, "has an unterminated string, identifier or comment");
+  if (s.tailAfterSemicolon.some((tail) => !onlyComments(tail, dialect))) {
+    refuse(source, "must be exactly one statement (found a `;` followed by more)");
+  }
+  const firstWord = s.words[0];
+  if (firstWord === undefined) refuse(source, "is empty");
+  const pragma = dialect === "sqlite" && firstWord === "pragma";
+  if (!FIRST_WORDS.has(firstWord) && !pragma) {
+    refuse(
+      source,
+      `must be a read (SELECT, WITH, VALUES, TABLE or EXPLAIN): "${firstWord.slice(0, 40).toUpperCase()}" is refused on the read-only path`,
+    );
+  }
+  if (firstWord === "explain" && s.words.slice(1, 4).includes("analyze")) {
+    refuse(source, "EXPLAIN ANALYZE runs the statement; use EXPLAIN without ANALYZE");
+  }
+  if (pragma) {
+    const name = s.words[1] === "main" ? s.words[2] : s.words[1];
+    if (!name || !READ_PRAGMAS.has(name) || stripComments(text).includes("=")) {
+      refuse(
+        source,
+        `PRAGMA ${name ?? ""} is refused: only ${[...READ_PRAGMAS].join(", ")}, without "=", may be read`,
+      );
+    }
+  }
+  for (const w of s.words) {
+    if (REFUSED_WORDS.has(w)) refuse(source, `${w.toUpperCase()} is refused in a read-only statement`);
+    if (REFUSED_FUNCTIONS.some((re) => re.test(w)))
+      refuse(source, `${w}() is refused in a read-only statement`);
+  }
+  return { text: text.replace(/[\s;]+$/, ""), firstWord };
+}
+
+export function readTimeoutMs(value = process.env["SKILLSYNC_SQL_TIMEOUT_MS"]): number {
+  if (value === undefined || value.trim() === "") return DEFAULT_READ_TIMEOUT_MS;
+  if (!/^[1-9][0-9]{0,8}$/.test(value.trim())) {
+    refuse("SKILLSYNC_SQL_TIMEOUT_MS", "must be a whole number of milliseconds, at least 1");
+  }
+  return Number(value.trim());
+}
+
+/**
+ * Runs one read-only statement and returns its rows (see the module comment for the guarantees).
+ *
+ * @example await readOnly(w, "select count(*) as n from skillsync_runs") // [{ n: 3 }]
+ */
+export async function readOnly(
+  w: Warehouse,
+  text: string,
+  o: ReadOnlyOptions = {},
+): Promise<Record<string, unknown>[]> {
+  const source = o.source ?? "SQL query";
+  const checked = checkReadStatement(text, w.adapter.dialect, source);
+  const timeoutMs = o.timeoutMs ?? readTimeoutMs();
+  const opts = {
+    params: o.params ?? [],
+    timeoutMs,
+    maxRows: o.maxRows ?? DEFAULT_MAX_ROWS,
+    cutAt: o.cutAt,
+    source,
+    exactIntegers: o.exactIntegers === true,
+  };
+  if (w.raw.kind === "postgres") return postgresReadOnly(w.raw.pool, checked.text, opts);
+  return sqliteReadOnly(
+    w.raw.database,
+    w.target.kind === "sqlite" ? w.target.path : ":memory:",
+    checked.text,
+    opts,
+  );
+}
+
+/** Ends the SQLite reader processes, if any run (each also ends itself when idle for 5 s). */
+export { closeSqliteReaders as closeReadOnly } from "./sqlite/read-only.js";

@@ -1,0 +1,26 @@
+import { ExitCode, SkillsyncError } from "../../core/errors.js";
+
+/** A read-only statement took longer than its time limit and was stopped. */
+export class ReadTimeoutError extends SkillsyncError {
+  readonly timeoutMs: number;
+  constructor(timeoutMs: number, source: string) {
+    super(
+      "READ_TIMEOUT",
+      `${source}: stopped after ${timeoutMs} ms (the read-only time limit; --timeout or SKILLSYNC_SQL_TIMEOUT_MS)`,
+      ExitCode.failure,
+    );
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** What the dialect halves of the read-only path get (after the statement was checked). */
+export interface DialectReadOptions {
+  params: readonly unknown[];
+  timeoutMs: number;
+  maxRows: number;
+  /** Rows past this many (and one more) are not read: the caller cuts the result. */
+  cutAt: number | undefined;
+  source: string;
+  /** Integers past 2^53 as BigInt instead of a rounded number (SQLite: every integer). */
+  exactIntegers: boolean;
+}

@@ -1,0 +1,109 @@
+import { sql } from "kysely";
+import type { ColumnType } from "../../../schema/table.js";
+import type { StoredColumn, WarehouseAdapter } from "../adapter.js";
+
+const SQL_TYPES: Record<ColumnType, string> = {
+  text: "text",
+  integer: "integer",
+  number: "real",
+  boolean: "integer",
+  date: "text",
+  timestamp: "text",
+  json: "text",
+};
+
+/** What a stored SQLite type can tell: the rest (boolean, date, timestamp, JSON) looks like integer or text. */
+const STORED_TYPES: Record<string, ColumnType> = { integer: "integer", real: "number", text: "text" };
+
+/** SQLite: one file, one writer, few types; better-sqlite3 runs statements synchronously. */
+export const sqliteAdapter: WarehouseAdapter = {
+  dialect: "sqlite",
+  schema: undefined,
+  sqlType: (t) => SQL_TYPES[t],
+  bind(value, type) {
+    if (value === null || value === undefined) return null;
+    if (type === "json") return JSON.stringify(value);
+    if (type === "boolean") return value ? 1 : 0;
+    return value;
+  },
+  binaryType: "blob",
+  idColumn: (t) => t.addColumn("id", "integer", (c) => c.primaryKey().autoIncrement()),
+  // SQLite has no `add column if not exists`, and its DDL is not transactional here: a
+  // half-applied migration may already have added the column.
+  addColumnIfNotExists: false,
+  exactColumnTypes: false,
+  booleansAsIntegers: true,
+  selectForUpdate: false,
+  synchronous: true,
+
+  async listTables(db) {
+    const r = await sql<{ name: string }>`
+      select name from sqlite_master where type in ('table', 'view') and name not like 'sqlite_%'
+      and name not like 'kysely_%' order by name`.execute(db);
+    return r.rows.map((x) => x.name);
+  },
+
+  async readCatalog(db) {
+    const columns = new Map<string, Set<string>>();
+    const cols = await sql<{ t: string; c: string }>`
+      select m.name as t, p.name as c from sqlite_master m join pragma_table_info(m.name) p
+      where m.type = 'table'`.execute(db);
+    for (const r of cols.rows) columns.set(r.t, (columns.get(r.t) ?? new Set<string>()).add(r.c));
+    const idx = await sql<{ name: string }>`select name from sqlite_master where type = 'index'`.execute(db);
+    return { columns, indexes: new Set(idx.rows.map((r) => r.name)) };
+  },
+
+  async columns(db, table) {
+    const r = await sql<{ name: string; type: string }>`
+      select name, type from pragma_table_info(${table})`.execute(db);
+    return r.rows.map((c): StoredColumn => ({ name: c.name, type: STORED_TYPES[c.type.toLowerCase()] }));
+  },
+
+  // Every transaction begins IMMEDIATE (open.ts): it holds the one write lock already.
+  serialize: async () => {},
+
+  async migrating(db, fn) {
+    await sql`begin immediate`.execute(db);
+    try {
+      const out = await fn();
+      await sql`commit`.execute(db);
+      return out;
+    } catch (err) {
+      await sql`rollback`.execute(db).catch(() => {});
+      throw err;
+    }
+  },
+
+  async uniqueIndexColumns(db, table, first) {
+    const r = await sql<{ index: string; column: string | null }>`
+      select il.name as "index", ii.name as "column"
+      from pragma_index_list(${table}) il join pragma_index_info(il.name) ii
+      where il."unique" = 1 and il.partial = 0
+      order by il.name = ${first} desc, il.name, ii.seqno`.execute(db);
+    return r.rows;
+  },
+
+  // The mark is a comment inside the SQL, which SQLite keeps in sqlite_master.
+  async ensureView(db, name, body, mark) {
+    const r = await sql<{ type: string; sql: string | null }>`
+      select type, sql from sqlite_master where name = ${name}`.execute(db);
+    const existing = r.rows[0];
+    // A table or index of that name is the user's: left as it is (as before views were re-created).
+    if (existing && existing.type !== "view") return;
+    if (existing?.sql?.includes(`/* ${mark} */`)) return;
+    await db.transaction().execute(async (trx) => {
+      await sql.raw(`drop view if exists "${name}"`).execute(trx);
+      await sql.raw(`create view "${name}" as /* ${mark} */ ${body}`).execute(trx);
+    });
+  },
+
+  // query_only on the one connection for the time of `fn`.
+  async readOnly(db, fn) {
+    await sql`pragma query_only = 1`.execute(db);
+    try {
+      return await fn(db);
+    } finally {
+      await sql`pragma query_only = 0`.execute(db);
+    }
+  },
+};

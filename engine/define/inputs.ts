@@ -1,0 +1,198 @@
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, isAbsolute, relative, resolve } from "node:path";
+import { parse as parseCsv } from "csv-parse/sync";
+import { sql } from "kysely";
+import type { SheetReader } from "../../connectors/sheets/connector.js";
+import type { Warehouse } from "../../connectors/warehouse/open.js";
+import { readOnly } from "../../connectors/warehouse/read-only.js";
+import { ValidationError } from "../../core/errors.js";
+import { durationMs, type InputSource } from "../../schema/pipeline.js";
+import type { ParamValues } from "./params.js";
+import type { LoadedPipeline } from "./pipeline-file.js";
+
+export type { SheetReader };
+
+/** Reads a sheet range as values; supplied by the Sheets connector when credentials are set. */
+
+export interface InputContext {
+  warehouse: Warehouse;
+  params: ParamValues;
+  sheet?: SheetReader | undefined;
+}
+
+function clean(values: unknown[]): string[] {
+  const seen = new Set<string>();
+  for (const v of values) {
+    if (v === null || v === undefined) continue;
+    const s = String(v).trim();
+    if (s) seen.add(s);
+  }
+  return [...seen];
+}
+
+/**
+ * Reads values from a file next to the pipeline: one per line, or a CSV column. The path must
+ * stay inside the pipeline's folder, so a shared pipeline cannot read arbitrary files.
+ */
+export function readFileInput(pipelineFile: string, path: string, column?: string): string[] {
+  const base = dirname(pipelineFile);
+  const full = resolve(base, path);
+  const rel = relative(base, full);
+  if (isAbsolute(path) || rel.startsWith("..") || isAbsolute(rel)) {
+    throw new ValidationError(`pipeline file ${pipelineFile}`, [
+      {
+        path: ["input", "from", "file"],
+        message: `"${path}" leaves the pipeline's folder; use a path inside it`,
+      },
+    ]);
+  }
+  if (!existsSync(full)) {
+    throw new ValidationError(`pipeline file ${pipelineFile}`, [
+      { path: ["input", "from", "file"], message: `no file at ${full}` },
+    ]);
+  }
+  return readValues(full, column, `pipeline file ${pipelineFile}`);
+}
+
+/**
+ * One value per line, or the named column of a CSV file (with a header row). A `.csv` file without
+ * a column is read as CSV too, never line by line (its header would go out as a value): its only
+ * column is used and `note` says so; with several columns it asks for one.
+ */
+export function readValues(
+  file: string,
+  column: string | undefined,
+  source: string,
+  note?: (text: string) => void,
+): string[] {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8").replace(/^\uFEFF/, "");
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new ValidationError(source, [{ path: ["file"], message: `cannot read ${file} (${why})` }]);
+  }
+  if (!column && !/\.csv$/i.test(file)) return clean(text.split(/\r?\n/));
+  const rows = parseCsv(text, { columns: true, skip_empty_lines: true, relax_column_count: true }) as Record<
+    string,
+    string
+  >[];
+  const header = rows.length ? Object.keys(rows[0]!) : [];
+  const chosen = column ?? csvColumn(file, header, source);
+  if (rows.length && !header.includes(chosen)) {
+    throw new ValidationError(source, [
+      { path: ["column"], message: `${file} has no column "${chosen}"; it has ${header.join(", ")}` },
+    ]);
+  }
+  if (!column) note?.(`${source}: ${file} read as CSV, column "${chosen}" (its header is not a value)`);
+  return clean(rows.map((r) => r[chosen]));
+}
+
+/** The column of a CSV file given without one: its only column, else a question naming them. */
+function csvColumn(file: string, header: string[], source: string): string {
+  if (header.length === 1) return header[0]!;
+  throw new ValidationError(source, [
+    {
+      path: ["column"],
+      message: `${file} is a CSV file with columns ${header.join(", ") || "(none)"}: name one with #column (e.g. @${file}#${header[0] ?? "keyword"})`,
+    },
+  ]);
+}
+
+function freshSince(p: LoadedPipeline): string {
+  return new Date(Date.now() - durationMs(p.freshness)).toISOString();
+}
+
+/**
+ * A query with `:name` placeholders bound as parameters (never spliced into the text): the
+ * pipeline's params, and `:fresh_since` (now minus the pipeline's freshness, as an ISO timestamp).
+ */
+export function bindSql(query: string, values: Record<string, unknown>) {
+  const parts: string[] = [];
+  const bound: unknown[] = [];
+  let last = 0;
+  for (const m of query.matchAll(/(?<![:\w]):([a-z_][a-z0-9_]*)\b(?!:)/gi)) {
+    const name = m[1]!;
+    if (!(name in values)) continue;
+    parts.push(query.slice(last, m.index));
+    const v = values[name];
+    bound.push(Array.isArray(v) ? v.join(",") : v);
+    last = m.index + m[0].length;
+  }
+  parts.push(query.slice(last));
+  return sql<Record<string, unknown>>(
+    Object.assign([...parts], { raw: parts }) as unknown as TemplateStringsArray,
+    ...bound,
+  );
+}
+
+/** The values of a param, list or file source; undefined for sources that need the warehouse or a sheet. */
+function staticSource(p: LoadedPipeline, source: InputSource, params: ParamValues): string[] | undefined {
+  if ("param" in source) {
+    const v = params[source.param];
+    return clean(v === undefined ? [] : Array.isArray(v) ? v : [v]);
+  }
+  if ("list" in source) return clean(source.list);
+  if ("file" in source) return readFileInput(p.file, source.file, source.column);
+  return undefined;
+}
+
+/**
+ * The input values as far as they can be known before the run starts (params, lists, files), or
+ * "dynamic" when a SQL or sheet source comes first that would be asked: what the run will call, so
+ * a bad value is refused before anything is sent or written.
+ */
+export function staticInput(p: LoadedPipeline, params: ParamValues): string[] | undefined | "dynamic" {
+  if (!p.input) return undefined;
+  for (const source of Array.isArray(p.input.from) ? p.input.from : [p.input.from]) {
+    const values = staticSource(p, source, params);
+    if (values === undefined) return "dynamic";
+    if (values.length) return values;
+  }
+  return [];
+}
+
+async function fromSource(p: LoadedPipeline, source: InputSource, ctx: InputContext): Promise<string[]> {
+  const values = staticSource(p, source, ctx.params);
+  if (values !== undefined) return values;
+  if (!("sql" in source) && !("sheet" in source)) return [];
+  if ("sql" in source) {
+    // The one read-only path: a pipeline's input query can read, never write (nor in `plan`).
+    const q = bindSql(source.sql, { fresh_since: freshSince(p), ...ctx.params }).compile(ctx.warehouse.db);
+    try {
+      const rows = await readOnly(ctx.warehouse, q.sql, {
+        params: q.parameters,
+        source: `pipeline file ${p.file} input.from.sql`,
+      });
+      return clean(rows.map((row) => Object.values(row)[0]));
+    } catch (err) {
+      if (!(err instanceof ValidationError)) throw err;
+      throw new ValidationError(`pipeline file ${p.file}`, [
+        {
+          path: ["input", "from", "sql"],
+          message: `the query failed: ${err.issues.map((i) => i.message).join("; ")}`,
+        },
+      ]);
+    }
+  }
+  if (!ctx.sheet) {
+    throw new ValidationError(`pipeline file ${p.file}`, [
+      {
+        path: ["input", "from", "sheet"],
+        message: "sheet inputs need Google credentials (GOOGLE_APPLICATION_CREDENTIALS)",
+      },
+    ]);
+  }
+  return clean(await ctx.sheet(source.sheet.spreadsheet, source.sheet.range));
+}
+
+/** The values that fan out into calls: the first source (in order) that yields any. */
+export async function resolveInput(p: LoadedPipeline, ctx: InputContext): Promise<string[] | undefined> {
+  if (!p.input) return undefined;
+  const sources = Array.isArray(p.input.from) ? p.input.from : [p.input.from];
+  for (const source of sources) {
+    const values = await fromSource(p, source, ctx);
+    if (values.length) return values;
+  }
+  return [];
+}

@@ -1,0 +1,135 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { basename, dirname, extname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Document, isMap, isNode, isScalar, LineCounter, parseDocument } from "yaml";
+import { fromZodIssues, type Issue, ValidationError } from "../../core/errors.js";
+import { objectKeysAt } from "../../schema/keys.js";
+import { type PipelineFile, pipelineSchema } from "../../schema/pipeline.js";
+import { defaultIssues } from "./params.js";
+import { undefinedTemplates } from "./template-check.js";
+
+export interface LoadedPipeline extends PipelineFile {
+  /** Absolute path of the file it came from. */
+  file: string;
+}
+
+/** The folder of built-in pipeline files (found from the package root, so it works from source and from dist). */
+export function builtinPipelineDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, "package.json"))) {
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return join(dir, "pipelines");
+}
+
+export function listBuiltinPipelines(): string[] {
+  return readdirSync(builtinPipelineDir())
+    .filter((f) => f.endsWith(".yaml"))
+    .map((f) => join(builtinPipelineDir(), f))
+    .sort();
+}
+
+/**
+ * A pipeline argument is a file path, or the name of a built-in pipeline (`marketplace-search`).
+ *
+ * @example resolvePipelineRef("patent-search") // ".../pipelines/patent-search.yaml"
+ */
+export function resolvePipelineRef(ref: string): string {
+  if (existsSync(ref)) return resolve(ref);
+  const builtin = join(builtinPipelineDir(), extname(ref) ? basename(ref) : `${ref}.yaml`);
+  if (/^[a-z0-9-]+(\.ya?ml)?$/.test(ref) && existsSync(builtin)) return builtin;
+  throw new ValidationError("pipeline argument", [
+    { path: [], message: `"${ref}" is neither a file nor a built-in pipeline (see \`skillsync pipelines\`)` },
+  ]);
+}
+
+/** Reads and validates a pipeline file; errors carry the path inside the file and its line. */
+export function loadPipeline(ref: string): LoadedPipeline {
+  if (ref.includes("\0")) {
+    throw new ValidationError("pipeline argument", [{ path: [], message: "contains a NUL byte" }]);
+  }
+  const file = resolvePipelineRef(ref);
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    // A folder (EISDIR), a file that cannot be read: a usage error naming the path, not a crash.
+    const code = (err as NodeJS.ErrnoException).code;
+    const why =
+      code === "EISDIR"
+        ? "is a folder; give a pipeline file (.yaml)"
+        : `cannot be read (${code ?? (err as Error).message})`;
+    throw new ValidationError("pipeline argument", [{ path: [], message: `${file} ${why}` }]);
+  }
+  return parsePipeline(text, file);
+}
+
+export function parsePipeline(text: string, file: string): LoadedPipeline {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    throw new ValidationError(
+      `pipeline file ${file}`,
+      // With prettyErrors the first line already ends "at line L, column C".
+      doc.errors.map((e) => ({
+        path: [],
+        message: (e.message.split("\n")[0] ?? e.message).replace(/:$/, ""),
+      })),
+    );
+  }
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 50 });
+  } catch (err) {
+    // An alias bomb (aliases expanding into millions of nodes) is refused by the YAML reader.
+    throw new ValidationError(`pipeline file ${file}`, [{ path: [], message: (err as Error).message }]);
+  }
+  const parsed = pipelineSchema.safeParse(value);
+  const issues: Issue[] = parsed.success
+    ? [...defaultIssues(parsed.data.params), ...undefinedTemplates(parsed.data)]
+    : fromZodIssues(parsed.error.issues, {
+        input: value,
+        knownKeys: (path) => objectKeysAt(pipelineSchema, path),
+      }).map(namingRule);
+  if (!parsed.success || issues.length > 0) {
+    throw new ValidationError(
+      `pipeline file ${file}`,
+      issues.map((issue) => {
+        const line = lineOf(doc, lineCounter, issue.path);
+        return line === undefined ? issue : { ...issue, message: `${issue.message} (line ${line})` };
+      }),
+    );
+  }
+  return { ...parsed.data, file };
+}
+
+/** zod says only "Invalid key in record" for a bad table/column name; say what a name must be. */
+function namingRule(issue: Issue): Issue {
+  if (issue.code !== "invalid_key") return issue;
+  return {
+    ...issue,
+    message: `"${String(issue.path.at(-1))}" is not a valid name: use snake_case (a-z, 0-9, _)`,
+  };
+}
+
+/**
+ * The line of the member at `path`: its key's line when it has one (so an unknown top-level key is
+ * found where it is written), else the nearest enclosing member's.
+ */
+function lineOf(doc: Document, lineCounter: LineCounter, path: (string | number)[]): number | undefined {
+  for (let n = path.length; n >= 0; n--) {
+    const parent = n === 0 ? doc.contents : doc.getIn(path.slice(0, n - 1), true);
+    const node =
+      n === 0
+        ? doc.contents
+        : isMap(parent)
+          ? parent.items.find((pair) => isScalar(pair.key) && String(pair.key.value) === String(path[n - 1]))
+              ?.key
+          : doc.getIn(path.slice(0, n), true);
+    const offset = isNode(node) && node.range ? node.range[0] : undefined;
+    if (offset !== undefined) return lineCounter.linePos(offset).line;
+  }
+  return undefined;
+}

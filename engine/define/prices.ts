@@ -1,0 +1,72 @@
+import { readFileSync } from "node:fs";
+import { parse } from "yaml";
+import { z } from "zod";
+import { fromZodIssues, ValidationError } from "../../core/errors.js";
+import { catalog, type PriceUnit, SLUG_PATTERN } from "../../schema/catalog.js";
+import { requestedIdentifiers } from "../../schema/patent-identifier.js";
+
+const priceEntry = z.union([
+  z.number().min(0),
+  z.strictObject({ perCall: z.number().min(0) }),
+  z.strictObject({ perItem: z.number().min(0) }),
+]);
+const priceFileSchema = z.record(
+  z.string().regex(SLUG_PATTERN, { message: "must be an operation slug" }),
+  priceEntry,
+);
+
+export type PriceTable = ReadonlyMap<string, PriceUnit>;
+
+/** Credits for any slug the catalog does not price: one per call. */
+export const DEFAULT_PRICE: PriceUnit = { perCall: 1 };
+
+/**
+ * The price table: the catalog's defaults, overridden by a `--prices` YAML file
+ * (`slug: credits-per-call` or `slug: { perItem: credits-per-identifier }`).
+ *
+ * @example loadPrices("prices.yaml").get("patent-claims") // { perItem: 0.5 }
+ */
+export function loadPrices(file?: string): PriceTable {
+  const table = new Map<string, PriceUnit>([...catalog.values()].map((op) => [op.slug, op.defaultPrice]));
+  if (!file) return table;
+  let raw: unknown;
+  try {
+    raw = parse(readFileSync(file, "utf8"));
+  } catch (err) {
+    throw new ValidationError(`price file ${file}`, [
+      { path: [], message: err instanceof Error ? err.message.split("\n")[0]! : String(err) },
+    ]);
+  }
+  const parsed = priceFileSchema.safeParse(raw ?? {});
+  if (!parsed.success) {
+    // zod says only "Invalid key in record" for a key that is not a slug: say what it must be.
+    const issues = fromZodIssues(parsed.error.issues).map((i) =>
+      i.code === "invalid_key"
+        ? { ...i, message: "is not an operation slug (lowercase words joined by hyphens)" }
+        : i,
+    );
+    throw new ValidationError(`price file ${file}`, issues);
+  }
+  for (const [slug, entry] of Object.entries(parsed.data)) {
+    table.set(slug, typeof entry === "number" ? { perCall: entry } : entry);
+  }
+  return table;
+}
+
+/**
+ * The items the service bills a request for, counted in the body that will be sent (as the API
+ * and the emulator count them): every identifier of a patent-identifier operation's list, after
+ * `patentId`'s precedence over `patentNumber`, duplicates included; 1 for any other operation.
+ *
+ * @example billedItems("patent-claims", { patentNumber: "US1,US2" }) // 2
+ */
+export function billedItems(slug: string, body: Record<string, unknown>): number {
+  if (catalog.get(slug)?.family !== "patent-identifier") return 1;
+  return Math.max(1, requestedIdentifiers(body).length);
+}
+
+/** Estimated credits of one call: per call, or per item billed (`billedItems` of the body sent). */
+export function estimateCredits(prices: PriceTable, slug: string, items: number): number {
+  const p = prices.get(slug) ?? DEFAULT_PRICE;
+  return "perItem" in p ? p.perItem * Math.max(1, items) : p.perCall;
+}

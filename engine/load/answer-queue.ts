@@ -1,0 +1,94 @@
+import { waiters } from "../../core/waiters.js";
+
+const QUIET_TURNS = 4;
+
+/**
+ * Answers waiting to be loaded, written in groups: whatever arrives while one group's transaction
+ * runs goes into the next one (group commit). A worker hands its answer over and takes its next
+ * call at once, so calls keep going out while the database writes; `maxPending` bounds what waits
+ * (memory stays flat, workers pause when the database is the slower side).
+ *
+ * `write` loads a group; when it throws, `keep` is given each answer of it and of every later group
+ * (so what was paid for is still stored), the first error is kept for `drain`, and `onError` is told.
+ *
+ * @example
+ * const q = answerQueue({ write: (g) => loadAnswers(w, c, runId, g), keep: storePaid, maxPending: 16, maxGroup: 32, onError: stop });
+ * await q.push(answer); // back as soon as there is room
+ * await q.drain();      // everything pushed is loaded (or kept); throws the first write error
+ */
+export function answerQueue<T>(o: {
+  write: (group: T[]) => Promise<void>;
+  keep: (group: T[]) => Promise<void>;
+  maxPending: number;
+  maxGroup: number;
+  onError: (err: unknown) => void;
+  /** Resolves when no call waits to be sent (reservations.ts `idle`). */
+  yieldTo?: () => Promise<void>;
+}) {
+  const pending: T[] = [];
+  let running: Promise<void> | undefined;
+  let failed = false;
+  let error: unknown;
+  const room = waiters();
+
+  async function pump(): Promise<void> {
+    while (pending.length) {
+      // Answers that arrived in the same turn of the event loop join the group (the writes are
+      // synchronous in SQLite: without this pause every group would hold one answer).
+      await new Promise<void>((resume) => setImmediate(resume));
+      // Calls go out first: a reservation waiting behind a group's rows would add to every call's time.
+      if (o.yieldTo) await callsFirst(o.yieldTo);
+      const group = pending.splice(0, o.maxGroup);
+      room.wakeAll();
+      try {
+        if (!failed) {
+          await o.write(group);
+          continue;
+        }
+      } catch (err) {
+        failed = true;
+        error = err;
+        o.onError(err);
+      }
+      try {
+        await o.keep(group);
+      } catch {
+        // The write's error is the one reported; a store that fails too leaves the calls `reserved`,
+        // which a later run treats as in flight.
+      }
+    }
+    running = undefined;
+    room.wakeAll();
+  }
+
+  /**
+   * Waits while calls are being reserved. Answers of calls sent together come back together, and
+   * each one's next call asks for its reservation a turn of the event loop after the last: so the
+   * group waits until a turn has passed with no new answer and nothing reserving (a few turns at
+   * most). Measured at C = 32: 0.90 → 0.925 of C / L. Not when the queue is full: then the
+   * workers wait for it.
+   */
+  async function callsFirst(idle: () => Promise<void>): Promise<void> {
+    for (let turn = 0; turn < QUIET_TURNS && pending.length < o.maxPending; turn++) {
+      await idle();
+      const before = pending.length;
+      await new Promise<void>((resume) => setImmediate(resume));
+      if (pending.length === before) {
+        await idle();
+        return;
+      }
+    }
+  }
+
+  return {
+    async push(item: T): Promise<void> {
+      pending.push(item);
+      running ??= pump();
+      while (pending.length >= o.maxPending) await room.wait();
+    },
+    async drain(): Promise<void> {
+      while (running) await running;
+      if (failed) throw error;
+    },
+  };
+}

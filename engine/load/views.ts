@@ -1,0 +1,46 @@
+import { createHash } from "node:crypto";
+import { isBusy, isDeadlock, isViewCreatedMeanwhile } from "../../connectors/warehouse/driver-errors.js";
+import type { Warehouse } from "../../connectors/warehouse/open.js";
+import { SkillsyncError, ValidationError } from "../../core/errors.js";
+import type { LoadedPipeline } from "../define/pipeline-file.js";
+
+/**
+ * Creates the views a pipeline declares, and re-creates a view whose declared SQL changed; a view
+ * the warehouse already has as declared is left alone. Each must be one SELECT.
+ *
+ * Every run ensures the built-in pipelines' views too, so "left alone" matters: on Postgres,
+ * replacing a view waits for every query reading it, and every later reader waits behind that
+ * (a long analyst query would hold up each scheduled run). Which definition a view has is marked on
+ * it: a comment inside the SQL SQLite keeps, a `COMMENT ON VIEW` on Postgres.
+ */
+export async function ensureViews(w: Warehouse, p: LoadedPipeline): Promise<void> {
+  for (const v of p.views) {
+    const body = v.sql.trim().replace(/;\s*$/, "");
+    if (!/^(select|with)\b/i.test(body) || body.includes(";")) {
+      throw new ValidationError(`pipeline file ${p.file}`, [
+        { path: ["views", v.name], message: "must be a single SELECT statement" },
+      ]);
+    }
+    const mark = `skillsync view ${createHash("sha256").update(body).digest("hex").slice(0, 16)}`;
+    try {
+      await w.adapter.ensureView(w.db, v.name, body, mark);
+    } catch (err) {
+      // Another run made the same view at the same moment.
+      if (isViewCreatedMeanwhile(err)) continue;
+      // Another process held the warehouse: not the pipeline file's fault (every run ensures the
+      // built-in views, so that file may not even be part of this run).
+      if (isBusy(err) || isDeadlock(err)) {
+        throw new SkillsyncError(
+          "WAREHOUSE_BUSY",
+          `${w.description} stayed locked by another process while view ${v.name} was being created: run again once the other process has finished`,
+          undefined,
+          { cause: err },
+        );
+      }
+      const msg = err instanceof Error ? err.message : String(err);
+      throw new ValidationError(`pipeline file ${p.file}`, [
+        { path: ["views", v.name], message: `cannot be created: ${msg}` },
+      ]);
+    }
+  }
+}

@@ -1,0 +1,112 @@
+import type { ColumnSpec, RecordsSpec } from "../../schema/pipeline.js";
+import { compilePath } from "../define/member-path.js";
+import { camelCase } from "./convert.js";
+
+/** An object's members, lists first (what records.path most likely meant), for the message. */
+function membersOf(v: unknown): string {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) return "no members";
+  const entries = Object.entries(v);
+  const names = [
+    ...entries.filter(([, m]) => Array.isArray(m)).map(([k]) => `\`${k}\` (a list)`),
+    ...entries.filter(([, m]) => !Array.isArray(m)).map(([k]) => `\`${k}\``),
+  ];
+  if (names.length === 0) return "no members";
+  return `${names.slice(0, 8).join(", ")}${names.length > 8 ? ` and ${names.length - 8} more` : ""}`;
+}
+
+/**
+ * Why an answer cannot give records: its `records.path` names a member the answer does not have.
+ * A present member that is null or empty is an answer without records, not a mistake.
+ *
+ * @example missingRecordsPath("items", { data: [], total: 0 }) // "the answer has no member `items`; it has `data`, `total`"
+ */
+export function missingRecordsPath(path: string, data: unknown): string | undefined {
+  if (path === "." || path === "") return undefined;
+  const parts = path.split(".");
+  let cur = data;
+  for (let i = 0; i < parts.length; i++) {
+    const has = cur !== null && typeof cur === "object" && Object.hasOwn(cur, parts[i]!);
+    if (!has) {
+      const where = i === 0 ? "the answer" : `\`${parts.slice(0, i).join(".")}\``;
+      return `${where} has no member \`${parts[i]}\` (records.path: ${path}); it has ${membersOf(cur)}`;
+    }
+    cur = (cur as Record<string, unknown>)[parts[i]!];
+  }
+  return undefined;
+}
+
+interface Source {
+  column: string;
+  from: string;
+  read: (record: unknown) => unknown;
+}
+
+/** What a pipeline's answers showed about its mapping so far. */
+export interface MappingQuality {
+  /** `column (from member)` for each column no record had a value source for. */
+  emptyColumns: string[];
+  /** Record members that no column reads (kept in the extra JSON, or dropped). */
+  unmappedMembers: string[];
+}
+
+/** The record member a column reads, or undefined for context values and constants. */
+function sourceOf(name: string, spec: ColumnSpec): string | undefined {
+  if (typeof spec !== "string" && spec.value !== undefined) return undefined;
+  const from = (typeof spec === "string" ? undefined : spec.from) ?? camelCase(name);
+  return from.startsWith("$") ? undefined : from;
+}
+
+/**
+ * Watches a pipeline's records for a mapping that silently loses data: a column whose member no
+ * record has (a typo in `from:` gives null in every row) and members no column reads (new in the
+ * answers, or never mapped). Off for `inferColumns`, where new members become columns.
+ */
+export function mappingWatch(spec: RecordsSpec) {
+  const readRecords = compilePath(spec.path);
+  const sources: Source[] = Object.entries(spec.columns).flatMap(([column, s]) => {
+    const from = sourceOf(column, s);
+    if (!from) return [];
+    // A member spelt as the column itself is read too (mapping.ts does the same).
+    const alt = from === camelCase(column) && from !== column ? compilePath(column) : undefined;
+    const read = compilePath(from);
+    return [{ column, from, read: alt ? (r: unknown) => read(r) ?? alt(r) : read }];
+  });
+  const mapped = new Set<string>([
+    ...Object.entries(spec.columns).flatMap(([column, s]) => {
+      const from = sourceOf(column, s);
+      return [column, camelCase(column), ...(from ? [from.split(".")[0]!] : [])];
+    }),
+    ...spec.children.flatMap((c) =>
+      (typeof c.path === "string" ? [c.path] : c.path.map((p) => p.path)).map((p) => p.split(".")[0]!),
+    ),
+  ]);
+  const found = new Set<string>();
+  const unmapped = new Set<string>();
+  let records = 0;
+  return {
+    /** Looks at one answer's records. */
+    observe(data: unknown): void {
+      if (spec.inferColumns) return;
+      const raw = readRecords(data);
+      for (const record of Array.isArray(raw) ? raw : raw == null ? [] : [raw]) {
+        if (record === null || typeof record !== "object") continue;
+        records++;
+        for (const k of Object.keys(record)) if (!mapped.has(k)) unmapped.add(k);
+        for (const s of sources)
+          if (!found.has(s.column) && s.read(record) !== undefined) found.add(s.column);
+      }
+    },
+    /** What was seen; columns count as empty only once some record was seen. */
+    quality(): MappingQuality {
+      return {
+        emptyColumns:
+          records === 0
+            ? []
+            : sources.filter((s) => !found.has(s.column)).map((s) => `${s.column} (from ${s.from})`),
+        unmappedMembers: [...unmapped],
+      };
+    },
+  };
+}
+
+export type MappingWatch = ReturnType<typeof mappingWatch>;

@@ -1,0 +1,24 @@
+/** What normalising an answer produces: rows per table, and the records it had to reject. */
+export type Row = Record<string, unknown>;
+
+/** What a record's columns may read besides the record itself. */
+export interface RecordContext {
+  input: unknown;
+  request: Record<string, unknown>;
+  params: Record<string, unknown>;
+  observedAt: string;
+  runId: string;
+  skill: string;
+}
+
+export interface Reject {
+  table: string;
+  reason: string;
+  record: unknown;
+}
+
+export interface Normalised {
+  /** Rows per table name, parent first. */
+  rows: Map<string, Row[]>;
+  rejects: Reject[];
+}

@@ -1,0 +1,136 @@
+import type { Warehouse } from "../../connectors/warehouse/open.js";
+import { readOnly } from "../../connectors/warehouse/read-only.js";
+import { listTables } from "../../connectors/warehouse/tables.js";
+import type { ColumnType } from "../../schema/table.js";
+import type { LoadedPipeline } from "../define/pipeline-file.js";
+import { compileMapping } from "../normalize/mapping.js";
+
+export interface ColumnInfo {
+  name: string;
+  /** The pipeline type when it can be told from the database (or from a known pipeline). */
+  type: ColumnType | undefined;
+}
+
+/** User tables and views (the toolkit's own skillsync_* tables are not for reading through here). */
+export async function userTables(w: Warehouse): Promise<string[]> {
+  return (await listTables(w)).filter((t) => !t.startsWith("skillsync_"));
+}
+
+/**
+ * The columns of a table or view in their order, typed where the database says. Where stored types
+ * are not exact (SQLite keeps booleans as integers and JSON as text), `hints` from the pipelines
+ * that declare the table come first; elsewhere they only fill in types the database does not tell.
+ *
+ * @example await tableColumns(w, "marketplace_search_results") // [{ name: "keyword", type: "text" }, …]
+ */
+export async function tableColumns(
+  w: Warehouse,
+  table: string,
+  hints: Record<string, ColumnType> = {},
+): Promise<ColumnInfo[]> {
+  const exact = w.adapter.exactColumnTypes;
+  return (await w.adapter.columns(w.db, table)).map((c) => ({
+    name: c.name,
+    type: exact ? (c.type ?? hints[c.name]) : (hints[c.name] ?? c.type),
+  }));
+}
+
+/**
+ * The columns of the table's unique index (the key `ensureTable` makes, `<table>_key`, first), in
+ * index order; empty for views and tables without one. Expression and partial indexes do not count.
+ */
+export async function uniqueKey(w: Warehouse, table: string): Promise<string[]> {
+  const rows = await w.adapter.uniqueIndexColumns(w.db, table, `${table}_key`);
+  const first = rows[0]?.index;
+  const columns = rows.filter((x) => x.index === first).map((x) => x.column);
+  return columns.every((c): c is string => typeof c === "string") ? columns : [];
+}
+
+/**
+ * An order that makes pages of a table stable: its unique key when it has one (the database walks
+ * the key's index instead of sorting the table: a page deep in 200 000 rows 107 → 10 ms in SQLite,
+ * 88 → 62 ms in Postgres), else every column but JSON ones (Postgres's json cannot be ordered).
+ * Rows whose key has a NULL (never written by skillsync, which rejects them) keep the index's order.
+ */
+export async function stableOrder(
+  w: Warehouse,
+  table: string,
+  info: readonly ColumnInfo[],
+): Promise<string[]> {
+  const key = await uniqueKey(w, table);
+  return key.length ? key : info.filter((c) => c.type !== "json").map((c) => c.name);
+}
+
+export interface ReadOptions {
+  columns: string[];
+  limit?: number | undefined;
+  offset?: number | undefined;
+  /** Only the rows one run wrote (tables a pipeline loads carry run_id). */
+  runId?: string | undefined;
+  /** Columns to sort by (default: all read; `stableOrder` gives the one pages need). */
+  orderBy?: string[] | undefined;
+  /** Integers past 2^53 as BigInt (Sheets pushes send them as text with every digit). */
+  exactIntegers?: boolean | undefined;
+}
+
+/**
+ * Rows of a table, in the order given (`stableOrder`, so that pages do not overlap). The table
+ * and column names must come from `userTables`/`tableColumns`, never from user text: Kysely quotes
+ * them, but only known names are ever passed.
+ */
+export async function readRows(
+  w: Warehouse,
+  table: string,
+  o: ReadOptions,
+): Promise<Record<string, unknown>[]> {
+  // Through the one read-only path: a view can be any SELECT (an endless one included).
+  const c = readQuery(w, table, o).compile();
+  return readOnly(w, c.sql, {
+    params: c.parameters,
+    source: `table ${table}`,
+    exactIntegers: o.exactIntegers === true,
+  });
+}
+
+function readQuery(w: Warehouse, table: string, o: ReadOptions) {
+  let q = w.db.selectFrom(table).select(o.columns);
+  if (o.runId !== undefined) q = q.where("run_id", "=", o.runId);
+  for (const c of o.orderBy ?? o.columns) q = q.orderBy(c);
+  if (o.limit !== undefined) q = q.limit(o.limit);
+  if (o.offset) q = q.offset(o.offset);
+  return q;
+}
+
+export async function countRows(w: Warehouse, table: string, runId?: string): Promise<number> {
+  let q = w.db.selectFrom(table).select((eb) => eb.fn.countAll().as("n"));
+  if (runId !== undefined) q = q.where("run_id", "=", runId);
+  const c = q.compile();
+  const [r] = await readOnly(w, c.sql, { params: c.parameters, source: `table ${table}` });
+  return Number(r?.["n"] ?? 0);
+}
+
+/** A value as JSON should carry it: SQLite's 0/1 booleans as booleans, JSON text parsed. */
+export function typedValue(value: unknown, type: ColumnType | undefined): unknown {
+  if (value === null || value === undefined) return null;
+  if (type === "boolean" && typeof value === "number") return value === 1;
+  if (type === "json" && typeof value === "string") {
+    try {
+      return JSON.parse(value);
+    } catch {
+      return value;
+    }
+  }
+  return value;
+}
+
+/** Column types of every table the pipelines declare: table → column → type. */
+export function pipelineColumnTypes(pipelines: LoadedPipeline[]): Map<string, Record<string, ColumnType>> {
+  const out = new Map<string, Record<string, ColumnType>>();
+  for (const p of pipelines) {
+    const m = compileMapping(p.records);
+    for (const t of [m.table, ...m.children]) {
+      out.set(t.name, { ...out.get(t.name), ...Object.fromEntries(t.columns.map((c) => [c.name, c.type])) });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,110 @@
+import type { Warehouse } from "../../connectors/warehouse/open.js";
+import { freshHashes } from "../../store/ledger.js";
+import { resolveInput, type SheetReader } from "../define/inputs.js";
+import type { ParamValue } from "../define/params.js";
+import type { LoadedPipeline } from "../define/pipeline-file.js";
+import { loadPrices, type PriceTable } from "../define/prices.js";
+import { callFactory, type Prepare } from "../extract/planned-calls.js";
+import { type ChainBound, chainBound, rowsAtMost, upstreamOf } from "./plan-chain.js";
+import { preparePipelines } from "./runner.js";
+
+export interface PipelinePlan {
+  pipeline: string;
+  skill: string;
+  /** First-page calls (one per input value or batch). */
+  calls: number;
+  /** Of those, served from stored responses for 0 credits. */
+  fromStore: number;
+  /** Further pages, at most (pagination stops earlier when results end). */
+  morePagesAtMost: number;
+  /** Credits of the first-page calls to send. */
+  credits: number;
+  /** Credits if every page up to maxPages is needed. */
+  creditsAtMost: number;
+  inputs: number | undefined;
+  /**
+   * Fed by earlier pipelines of this run (an input query reads their tables): which, and the inputs,
+   * calls and credits they can bring at most (null: unknown until they run). `creditsAtMost`
+   * includes it.
+   */
+  dependsOn: ChainBound | undefined;
+  /** Records its calls can bring at most (null: nothing in the file bounds them). */
+  rowsAtMost: number | null;
+  /** A few of the requests, as they would be sent. */
+  sample: Record<string, unknown>[];
+}
+
+/**
+ * What a run would do, with nothing sent: the calls per pipeline, which are already stored, and
+ * the credits. SQL inputs read the warehouse as it is now, so a chained pipeline's plan reflects
+ * what earlier pipelines have loaded so far, and a pipeline fed by earlier ones of the same run is
+ * bounded by what they can bring (or said to be unknown), never planned as 0 calls.
+ */
+export async function planPipelines(o: {
+  warehouse: Warehouse;
+  pipelines: LoadedPipeline[];
+  params?: Record<string, ParamValue[]>;
+  prices?: PriceTable | undefined;
+  prepare: Prepare;
+  sheet?: SheetReader | undefined;
+}): Promise<{
+  pipelines: PipelinePlan[];
+  credits: number;
+  creditsAtMost: number;
+  /** Pipelines whose bound is unknown before the pipelines feeding them have run. */
+  unbounded: string[];
+}> {
+  const compiled = await preparePipelines(o.warehouse, o.pipelines, o.params ?? {});
+  const prices = o.prices ?? loadPrices();
+  const out: PipelinePlan[] = [];
+  for (const c of compiled) {
+    const p = c.pipeline;
+    const values = await resolveInput(p, { warehouse: o.warehouse, params: c.params, sheet: o.sheet });
+    const factory = callFactory(p, c.params, prices, o.prepare);
+    const calls = factory.all(values);
+    // Which calls the store answers: one query per 500 calls, no stored body read.
+    const stored = new Set<string>();
+    for (let i = 0; i < calls.length; i += 500) {
+      const hashes = calls.slice(i, i + 500).map((x) => x.hash);
+      for (const h of await freshHashes(o.warehouse.db, hashes, c.freshnessMs)) stored.add(h);
+    }
+    const fromStore = calls.filter((x) => stored.has(x.hash)).length;
+    const credits = calls.reduce((s, x) => (stored.has(x.hash) ? s : s + x.credits), 0);
+    const morePages = calls.length * (factory.maxPages - 1);
+    const perCall = calls.length ? calls.reduce((s, x) => s + x.credits, 0) / calls.length : 0;
+    const upstream = upstreamOf(
+      p,
+      out.map((_, i) => compiled[i]!.pipeline),
+    ).map((u) => ({
+      pipeline: u.name,
+      rowsAtMost: out.find((x) => x.pipeline === u.name)?.rowsAtMost ?? null,
+    }));
+    const chain = upstream.length
+      ? chainBound(p, upstream, values?.length ?? 0, factory.maxPages, prices)
+      : undefined;
+    const ownAtMost = credits + morePages * perCall;
+    out.push({
+      pipeline: p.name,
+      skill: p.skill,
+      calls: calls.length,
+      fromStore,
+      morePagesAtMost: morePages,
+      credits,
+      creditsAtMost: Math.max(ownAtMost, chain?.creditsAtMost ?? 0),
+      inputs: values?.length,
+      dependsOn: chain,
+      rowsAtMost: chain
+        ? p.batch && chain.inputsAtMost !== null
+          ? chain.inputsAtMost
+          : null
+        : rowsAtMost(p, calls, factory.maxPages),
+      sample: calls.slice(0, 3).map((x) => x.body),
+    });
+  }
+  return {
+    pipelines: out,
+    credits: out.reduce((s, x) => s + x.credits, 0),
+    creditsAtMost: out.reduce((s, x) => s + x.creditsAtMost, 0),
+    unbounded: out.filter((x) => x.dependsOn && x.dependsOn.creditsAtMost === null).map((x) => x.pipeline),
+  };
+}

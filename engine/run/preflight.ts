@@ -1,0 +1,29 @@
+import { staticInput } from "../define/inputs.js";
+import type { ParamValues } from "../define/params.js";
+import type { LoadedPipeline } from "../define/pipeline-file.js";
+import type { PriceTable } from "../define/prices.js";
+import { callFactory, type Prepare } from "../extract/planned-calls.js";
+import { checkReportPipeline } from "../reports/csv-table.js";
+
+/**
+ * Everything about a run that can be checked before it touches the warehouse: each pipeline's
+ * inputs that come from params, lists or files, and the requests they make (validated like any
+ * call). A bad value throws the ValidationError the run would meet later, so a rejected run sends
+ * nothing and writes nothing, not even its run row. Inputs read from the warehouse or a sheet are
+ * checked when the run reaches them.
+ *
+ * @example preflight([loadPipeline("patent-claims")], [{ patent: ["US1,…101 ids"] }], prices, client.prepare);
+ * // throws: invalid request to patent-claims: patentNumber: at most 100 values …
+ */
+export function preflight(
+  pipelines: LoadedPipeline[],
+  params: ParamValues[],
+  prices: PriceTable,
+  prepare: Prepare,
+): void {
+  pipelines.forEach((p, i) => {
+    if (p.report) checkReportPipeline(p);
+    const values = staticInput(p, params[i] ?? {});
+    if (values !== "dynamic") callFactory(p, params[i] ?? {}, prices, prepare).initial(values);
+  });
+}

@@ -1,0 +1,69 @@
+import type { LoadedPipeline } from "../define/pipeline-file.js";
+import type { PlannedCall } from "../extract/planned-calls.js";
+import type { Answer } from "../load/load-response.js";
+import { type MappingWatch, mappingWatch, missingRecordsPath } from "../normalize/record-check.js";
+import type { RunSession } from "./session.js";
+
+/**
+ * One pipeline's watch over what its answers give: an answer without the `records.path` member
+ * fails its call (its paid answer kept), and at the end empty columns, unmapped members and
+ * rejected records become warnings — failures under `strict`.
+ */
+export function pipelineQuality(s: RunSession, p: LoadedPipeline, strict: boolean) {
+  const watch: MappingWatch = mappingWatch(p.records);
+  const base = { membersUnmapped: s.counters.membersUnmapped };
+  let rejected = 0;
+  let firstReject: string | undefined;
+  let pathFailures = 0;
+  return {
+    /** Why this answer cannot be loaded (records.path names no member of it), or undefined. */
+    refuse(call: PlannedCall, data: unknown): string | undefined {
+      const wrong = missingRecordsPath(p.records.path, data);
+      if (!wrong) return undefined;
+      const message = `${p.name}: ${wrong}. Fix records.path in ${p.file} and run again: the stored answer is loaded for 0 credits`;
+      s.counters.callsFailed++;
+      s.failures.push({
+        pipeline: p.name,
+        skill: p.skill,
+        requestHash: call.hash,
+        code: "RECORDS_PATH",
+        message,
+        ambiguous: false,
+      });
+      // One line, not one per call: the others are the same mistake.
+      if (pathFailures++ === 0) s.report(message);
+      return message;
+    },
+    /** Looks at a loaded group's answers. */
+    loaded(group: readonly Answer[], r: { rejected: number; firstReject?: string | undefined }): void {
+      for (const a of group) watch.observe(a.data);
+      rejected += r.rejected;
+      firstReject ??= r.firstReject;
+      s.counters.membersUnmapped = base.membersUnmapped + watch.quality().unmappedMembers.length;
+    },
+    /** The pipeline's warnings, added to the run's (and its strict failure). */
+    end(): void {
+      const q = watch.quality();
+      s.counters.columnsEmpty += q.emptyColumns.length;
+      const warnings = [
+        ...(rejected
+          ? [`${p.name}: ${rejected} record(s) rejected (kept in skillsync_rejects): ${firstReject ?? ""}`]
+          : []),
+        ...(q.emptyColumns.length
+          ? [
+              `${p.name}: no record has the member of column(s) ${q.emptyColumns.join(", ")}: null in every row`,
+            ]
+          : []),
+        ...(q.unmappedMembers.length
+          ? [
+              `${p.name}: record member(s) no column reads: ${q.unmappedMembers.slice(0, 12).join(", ")}${q.unmappedMembers.length > 12 ? ", …" : ""}${p.records.extra ? ` (kept in ${p.records.extra})` : ""}`,
+            ]
+          : []),
+      ];
+      s.warnings.push(...warnings);
+      if (strict && warnings.length) s.state.strictFailure = true;
+    },
+  };
+}
+
+export type PipelineQuality = ReturnType<typeof pipelineQuality>;

@@ -1,0 +1,69 @@
+import { type CallRecord, finishCall, insertCall, type StoredResponse } from "../../store/ledger.js";
+import { awaitFlight } from "../extract/await-flight.js";
+import type { Reserved } from "../extract/reservations.js";
+import type { RunSession } from "./session.js";
+
+/** What a call gets before it is sent: a ledger id to send under, a stored or shared answer, or nothing. */
+export type Claim =
+  | { callId: number }
+  | { stored: StoredResponse }
+  | { shared: StoredResponse }
+  | { error: unknown }
+  | { skipped: true };
+
+/**
+ * Reserves a call, or waits for the same request another live run has in flight and takes its
+ * answer (single flight: never sent twice at once, whichever run asks). When that call ends
+ * without an answer, this one is reserved anew; when it ended ambiguous (possibly billed, answer
+ * lost), this call fails the way its own ambiguous call would, without sending.
+ */
+export async function reserveOrShare(
+  s: RunSession,
+  record: CallRecord,
+  reserve: (record: CallRecord) => Promise<Reserved>,
+  pipelineStop: { stop: boolean; failed: number },
+): Promise<Claim> {
+  for (;;) {
+    const r = await reserve(record).catch((error: unknown) => ({ error }));
+    if (!("inFlight" in r)) return r;
+    const end = await awaitFlight(s.warehouse, r.inFlight, {
+      stopped: () => s.state.stop || pipelineStop.stop,
+    });
+    if (end.kind === "answered") return { shared: end.stored };
+    if (end.kind === "reserve") continue;
+    if (end.kind === "stopped") return { skipped: true };
+    const message =
+      end.kind === "ambiguous"
+        ? `run ${r.inFlight.runId} sent this same request and lost its answer after it may have been billed; not sent again so as not to pay twice: check the account's usage, then run again`
+        : `run ${r.inFlight.runId} has had this same request in flight for over 10 minutes; not sent so as not to pay twice: run again once that run has ended`;
+    await failWithoutSending(
+      s,
+      record,
+      end.kind === "ambiguous" ? "SHARED_AMBIGUOUS" : "SHARED_TIMEOUT",
+      message,
+    );
+    pipelineStop.failed++;
+    return { skipped: true };
+  }
+}
+
+/** A call given up without being sent: a failed ledger row (0 credits) and a failure of the run. */
+async function failWithoutSending(
+  s: RunSession,
+  record: CallRecord,
+  code: string,
+  message: string,
+): Promise<void> {
+  const id = await insertCall(s.warehouse.db, { ...record, credits: 0 }, "failed");
+  await finishCall(s.warehouse.db, id, { outcome: "failed", credits: 0, errorCode: code, error: message });
+  s.counters.callsFailed++;
+  s.failures.push({
+    pipeline: record.pipeline,
+    skill: record.skill,
+    requestHash: record.requestHash,
+    code,
+    message,
+    ambiguous: code === "SHARED_AMBIGUOUS",
+  });
+  s.report(message);
+}

@@ -1,0 +1,282 @@
+import { CreditCeilingError } from "../../core/errors.js";
+import { waiters } from "../../core/waiters.js";
+import type { Ceiling } from "../../store/budget.js";
+import { type CallRecord, isLoaded } from "../../store/ledger.js";
+import { resolveInput, type SheetReader, staticInput } from "../define/inputs.js";
+import type { LoadedPipeline } from "../define/pipeline-file.js";
+import type { PriceTable } from "../define/prices.js";
+import { paidCall, succeeded } from "../extract/paid-call.js";
+import { type CallFactory, type CallPlan, callFactory, type PlannedCall } from "../extract/planned-calls.js";
+import { type Reserved, reservations } from "../extract/reservations.js";
+import type { SkillCaller } from "../extract/skill-caller.js";
+import { answerQueue } from "../load/answer-queue.js";
+import { type Answer, loadAnswers, storePaid } from "../load/load-response.js";
+import { dropOtherRuns } from "../load/write-rows.js";
+import { runReportCalls } from "../reports/index.js";
+import type { Compiled } from "./prepare.js";
+import { type PipelineQuality, pipelineQuality } from "./quality.js";
+import { reserveOrShare } from "./reserve-or-share.js";
+import type { RunSession } from "./session.js";
+
+/** What a run's pipelines share besides the session: the client, prices, sheet reader and width. */
+export interface RunEnv {
+  client: SkillCaller;
+  prices: PriceTable;
+  sheet: SheetReader | undefined;
+  concurrency: number;
+  /** `--strict`: warnings about what was loaded fail the run (as a pipeline's `strict: true`). */
+  strict?: boolean | undefined;
+}
+
+/** One pipeline of a run: its inputs read, its calls planned, made under its ceilings and loaded. */
+export async function runPipeline(s: RunSession, env: RunEnv, c: Compiled): Promise<void> {
+  const { warehouse: w, runId, counters, failures, state, report } = s;
+  const p = c.pipeline;
+  // Values from params, lists or files are what the preflight read and validated; SQL and sheet
+  // ones are read, and validated, now.
+  const known = staticInput(p, c.params);
+  const values =
+    known === "dynamic" ? await resolveInput(p, { warehouse: w, params: c.params, sheet: env.sheet }) : known;
+  const factory = callFactory(p, c.params, env.prices, env.client.prepare.bind(env.client));
+  const calls = factory.initial(values, known !== "dynamic");
+  counters.callsPlanned += calls.count;
+  report(`${p.name}: ${calls.count} call(s) planned`);
+  const ceilings = p.maxCredits
+    ? [
+        ...s.ceilings,
+        {
+          scope: `${s.invocation}:${p.name}`,
+          limit: p.maxCredits,
+          label: `maxCredits of pipeline ${p.name}`,
+        },
+      ]
+    : s.ceilings;
+  if (p.report) {
+    const run = {
+      runId,
+      prices: env.prices,
+      counters,
+      failures,
+      state,
+      report,
+      signal: s.signal,
+      calls: [...calls],
+      ceilings,
+    };
+    return runReportCalls({ ...run, ...c, warehouse: w, client: env.client });
+  }
+  return runCalls(s, env, c, factory, calls, ceilings);
+}
+
+/** A pipeline's calls through a fixed set of workers; answers load in groups behind them. */
+async function runCalls(
+  s: RunSession,
+  env: RunEnv,
+  c: Compiled,
+  factory: CallFactory,
+  calls: CallPlan,
+  ceilings: Ceiling[],
+): Promise<void> {
+  const { warehouse: w, runId, counters, state, report } = s;
+  const p = c.pipeline;
+  const pipelineState = { stop: false, failed: 0 };
+  const quality = pipelineQuality(s, p, env.strict === true || p.strict);
+  const reserving = reservations(w, ceilings, { freshnessMs: c.freshnessMs, runId });
+  const width = Math.max(1, Math.min(env.concurrency, p.concurrency ?? env.concurrency));
+  const answers = answerQueue<Answer>({
+    write: async (group) => {
+      const r = await loadAnswers(w, c, runId, group);
+      counters.rowsWritten += r.rows;
+      counters.rowsRejected += r.rejected;
+      counters.callsDone += group.length;
+      quality.loaded(group, r);
+      report();
+    },
+    keep: (group) => keepPaid(s, p, group),
+    // Answers wait here, not calls: a slow database pauses the workers before memory grows.
+    maxPending: Math.max(8, 2 * width),
+    // Short groups: a group's rows are written in one go, and a call waiting to be reserved waits for it.
+    maxGroup: 16,
+    onError: () => {
+      pipelineState.stop = true;
+    },
+    yieldTo: reserving.idle,
+  });
+  // A fixed set of workers pulls calls one at a time, so a run of 100,000 calls never holds
+  // 100,000 pending tasks: planned calls are formed as they are taken, next pages queue behind them.
+  const planned = calls[Symbol.iterator]();
+  const pages: PlannedCall[] = [];
+  let active = 0;
+  const waiting = waiters();
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      // Stopped (ceiling, refusal, interrupt, a worker's failure): the calls left are not even formed.
+      if (state.stop || pipelineState.stop) return;
+      const call = pages.shift() ?? nextPlanned();
+      if (!call) {
+        // Nothing to take now, but a call in flight may still bring a next page.
+        if (active === 0) return;
+        await waiting.wait();
+        continue;
+      }
+      active++;
+      try {
+        const got = await execute(s, env, c, call, ceilings, reserving.reserve, pipelineState, quality);
+        if (got) {
+          const next = factory.next(call, got.data);
+          if (next) {
+            counters.callsPlanned++;
+            pages.push(next);
+            waiting.wakeAll();
+          }
+          // The answer loads in the background: this worker's slot is free for the next call.
+          if (got.answer) await answers.push(got.answer);
+        }
+      } finally {
+        active--;
+        waiting.wakeAll();
+      }
+    }
+  };
+  // A finished generator keeps answering done.
+  function nextPlanned(): PlannedCall | undefined {
+    const r = planned.next();
+    return r.done ? undefined : r.value;
+  }
+  // A worker that fails stops the others from taking calls; the calls they have in flight finish
+  // and are recorded (and loaded) before the error ends the run. Promise.all would leave them
+  // sending calls for a run already declared failed.
+  const ended = await Promise.allSettled(
+    Array.from({ length: width }, () =>
+      worker().catch((err: unknown) => {
+        pipelineState.stop = true;
+        throw err;
+      }),
+    ),
+  );
+  await answers.drain();
+  const crashed = ended.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (crashed) throw crashed.reason;
+  quality.end();
+  if (c.mapping.mode === "replace" && !state.stop && !pipelineState.stop && pipelineState.failed === 0) {
+    await w.db.transaction().execute(async (trx) => {
+      for (const t of [c.mapping.table, ...c.mapping.children]) await dropOtherRuns(trx, t.name, runId);
+    });
+  }
+}
+
+/** Paid answers of a group that could not be loaded, stored with their ledger success. */
+async function keepPaid(s: RunSession, p: LoadedPipeline, group: Answer[]): Promise<void> {
+  const { warehouse: w, runId } = s;
+  if (!group.some((a) => a.ledger.kind === "paid")) return;
+  await w.db.transaction().execute((trx) => storePaid(trx, p, runId, group));
+}
+
+/**
+ * One call: from the store when a fresh answer is there (free), from another run that has the
+ * same request in flight (free), else paid. Returns the answer to
+ * load, or undefined when there is none (stopped, refused, failed, loaded by an earlier attempt).
+ */
+async function execute(
+  s: RunSession,
+  env: RunEnv,
+  c: Compiled,
+  call: PlannedCall,
+  ceilings: Ceiling[],
+  reserve: (record: CallRecord) => Promise<Reserved>,
+  ps: { stop: boolean; failed: number },
+  quality: PipelineQuality,
+): Promise<{ data: unknown; answer: Answer | undefined } | undefined> {
+  const { warehouse: w, runId, resumed, counters, failures, state, report } = s;
+  const p = c.pipeline;
+  // The store is looked at and, when it has no fresh answer and no other run has the same
+  // request in flight, the call reserved: in one transaction shared with the calls asking at the
+  // same moment.
+  const first = await reserveOrShare(
+    s,
+    { runId, pipeline: p.name, skill: p.skill, requestHash: call.hash, credits: call.credits },
+    reserve,
+    ps,
+  );
+  if ("skipped" in first) return undefined;
+  if ("shared" in first) {
+    // Another run's call of the same request, answered while this one waited: loaded as ours, free.
+    counters.callsShared++;
+    const { data, receivedAt } = first.shared;
+    return withRecords(s, p, { call, data, receivedAt, ledger: { kind: "shared" } }, ps, quality);
+  }
+  if ("stored" in first) {
+    const { stored } = first;
+    // Whether the crashed attempt loaded it matters only for an answer found in the store (a paid
+    // answer is stored in its load's transaction): a resumed run asks for these, not every call.
+    if (resumed && (await isLoaded(w, runId, p.name, call.hash))) {
+      counters.callsDone++;
+      report();
+      // Loaded by an earlier part (counted there, as paid or from store): nothing to write, but
+      // its next page still follows.
+      return { data: stored.data, answer: undefined };
+    }
+    counters.callsCached++;
+    const answer: Answer = {
+      call,
+      data: stored.data,
+      receivedAt: stored.receivedAt,
+      ledger: { kind: "cached" },
+    };
+    return withRecords(s, p, answer, ps, quality);
+  }
+
+  const out = await paidCall(
+    {
+      warehouse: w,
+      client: env.client,
+      runId,
+      pipeline: p,
+      ceilings,
+      counters,
+      failures,
+      state,
+      pipelineStop: ps,
+      report,
+      reserve: () => ("error" in first ? Promise.reject(first.error) : Promise.resolve(first.callId)),
+    },
+    { skill: p.skill, body: call.body, hash: call.hash, credits: call.credits },
+  );
+  if (!out.ok) {
+    if (!(out.error instanceof CreditCeilingError)) ps.failed++;
+    return undefined;
+  }
+  const { callId, result } = out;
+  const data = result.data ?? {};
+  const answer: Answer = {
+    call,
+    data,
+    receivedAt: out.receivedAt,
+    ledger: {
+      kind: "paid",
+      callId,
+      traceId: result.traceId,
+      end: succeeded(result),
+    },
+  };
+  return withRecords(s, p, answer, ps, quality);
+}
+
+/**
+ * The answer to load, or none when it has no `records.path` member: that call fails, its paid
+ * answer is stored (a fixed file reloads it for 0 credits) and the pipeline sends no more calls,
+ * which would meet the same mistake.
+ */
+async function withRecords(
+  s: RunSession,
+  p: LoadedPipeline,
+  answer: Answer,
+  ps: { stop: boolean; failed: number },
+  quality: PipelineQuality,
+): Promise<{ data: unknown; answer: Answer } | undefined> {
+  if (!quality.refuse(answer.call, answer.data)) return { data: answer.data, answer };
+  ps.failed++;
+  ps.stop = true;
+  await keepPaid(s, p, [answer]);
+  return undefined;
+}

@@ -1,0 +1,114 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import type { Warehouse } from "../../connectors/warehouse/open.js";
+import { requestHash } from "../../core/hash.js";
+import type { RunCounters, RunStatus, Trigger } from "../../store/runs.js";
+import type { SheetReader } from "../define/inputs.js";
+import type { ParamValue } from "../define/params.js";
+import type { LoadedPipeline } from "../define/pipeline-file.js";
+import { loadPrices, type PriceTable } from "../define/prices.js";
+import type { CallFailure, SkillCaller } from "../extract/skill-caller.js";
+import { preflight } from "./preflight.js";
+import { preparePipelines } from "./prepare.js";
+import { runPipeline } from "./run-pipeline.js";
+import { inRunSession, type RunReporter } from "./session.js";
+
+export type { CallFailure, SkillCaller } from "../extract/skill-caller.js";
+export { ensureBuiltinTables, preparePipelines } from "./prepare.js";
+export type { RunReporter } from "./session.js";
+
+export interface RunOptions {
+  warehouse: Warehouse;
+  client: SkillCaller;
+  pipelines: LoadedPipeline[];
+  /** `--param` values by name; each pipeline takes the ones it declares. */
+  params?: Record<string, ParamValue[]>;
+  maxCredits?: number | undefined;
+  concurrency?: number | undefined;
+  prices?: PriceTable | undefined;
+  trigger?: Trigger;
+  reporter?: RunReporter | undefined;
+  /** Aborting stops dispatching; calls in flight finish and are recorded. */
+  signal?: AbortSignal | undefined;
+  sheet?: SheetReader | undefined;
+  /** Rejected records, empty columns and unmapped members fail the run (`--strict`). */
+  strict?: boolean | undefined;
+  /** Called once the run has its id (new or resumed), before any call is made. */
+  onStart?: ((runId: string, resumed: boolean) => void) | undefined;
+}
+
+export interface RunSummary {
+  runId: string;
+  resumed: boolean;
+  status: RunStatus;
+  stopReason: string | undefined;
+  /** 4 when the API refused the key or access, else undefined. */
+  authFailure: boolean;
+  counters: RunCounters;
+  failures: CallFailure[];
+  /** What the answers showed about the mappings: rejected records, empty columns, unmapped members. */
+  warnings: string[];
+  tables: string[];
+}
+
+function runKey(pipelines: LoadedPipeline[], params: Record<string, ParamValue[]>): string {
+  const files = pipelines.map(
+    (p) => `${p.name}:${createHash("sha256").update(readFileSync(p.file)).digest("hex")}`,
+  );
+  return requestHash("run", { files, params });
+}
+
+/**
+ * Runs pipelines in order (a later one can read what an earlier one loaded): calls under a
+ * concurrency limit and credit ceilings, each paid call reserved before it is sent, each response
+ * stored, loaded and marked in one transaction. A run started again with the same pipelines and
+ * params resumes: stored responses are reused for free, loaded pages are skipped.
+ *
+ * @example
+ * const summary = await runPipelines({ warehouse, client, pipelines: [loadPipeline("marketplace-search")],
+ *   params: { keyword: ["usb hub"] }, maxCredits: 50, concurrency: 8 });
+ */
+export async function runPipelines(o: RunOptions): Promise<RunSummary> {
+  const given = o.params ?? {};
+  const prices = o.prices ?? loadPrices();
+  const compiled = await preparePipelines(o.warehouse, o.pipelines, given, (params) =>
+    preflight(o.pipelines, params, prices, o.client.prepare.bind(o.client)),
+  );
+  const env = {
+    client: o.client,
+    prices,
+    sheet: o.sheet,
+    concurrency: Math.max(1, o.concurrency ?? 4),
+    strict: o.strict,
+  };
+  const { session: s, status } = await inRunSession(
+    {
+      warehouse: o.warehouse,
+      key: runKey(o.pipelines, given),
+      pipelines: o.pipelines.map((p) => p.name),
+      params: given,
+      trigger: o.trigger ?? "manual",
+      maxCredits: o.maxCredits,
+      reporter: o.reporter,
+      signal: o.signal,
+      onStart: o.onStart,
+    },
+    async (s) => {
+      for (const c of compiled) {
+        if (s.state.stop) break;
+        await runPipeline(s, env, c);
+      }
+    },
+  );
+  return {
+    runId: s.runId,
+    resumed: s.resumed,
+    status,
+    stopReason: s.state.stopReason,
+    authFailure: s.state.authFailure,
+    counters: s.counters,
+    failures: s.failures,
+    warnings: s.warnings,
+    tables: compiled.flatMap((c) => [c.mapping.table.name, ...c.mapping.children.map((t) => t.name)]),
+  };
+}

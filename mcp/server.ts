@@ -1,0 +1,47 @@
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { pipelineColumnTypes } from "../engine/publish/read-table.js";
+import { type McpOptions, oneAtATime, type ToolContext } from "./context.js";
+import { registerTableResources } from "./resources.js";
+import { registerPipelineTools } from "./tools/pipelines.js";
+import { registerRunTool } from "./tools/run.js";
+import { registerStatusTools } from "./tools/status.js";
+import { registerTableTools } from "./tools/tables.js";
+
+export const SERVER_INFO = { name: "skillsync", version: "0.1.0" };
+
+const INSTRUCTIONS = [
+  "skillsync loads a credit-billed API into a SQL warehouse.",
+  "Read first: list_tables, describe_table and query are free.",
+  "To get more data: list_pipelines, then plan (free) to see the credits, then run with a maxCredits ceiling.",
+  "A run stopped at its ceiling keeps what it loaded and resumes when run again with the same params.",
+].join(" ");
+
+export interface SkillsyncMcp {
+  server: McpServer;
+  /** Resolves once the run or query in progress (if any) has finished; abort `signal` first to hurry a run. */
+  settled(): Promise<void>;
+}
+
+/**
+ * The MCP server of a warehouse: its tools and table resources, not yet connected to a transport.
+ * The caller has migrated the warehouse and owns it and the client (closing them is its job, after
+ * `settled`).
+ *
+ * @example const { server } = createMcpServer({ warehouse, client, maxCredits: 50, pipelines, prices });
+ * await server.connect(new StdioServerTransport());
+ */
+export function createMcpServer(o: McpOptions): SkillsyncMcp {
+  const ctx: ToolContext = {
+    ...o,
+    byName: new Map(o.pipelines.map((p) => [p.name, p])),
+    columnTypes: pipelineColumnTypes(o.pipelines),
+    exclusive: oneAtATime(),
+  };
+  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
+  registerPipelineTools(server, ctx);
+  registerRunTool(server, ctx);
+  registerTableTools(server, ctx);
+  registerStatusTools(server, ctx);
+  registerTableResources(server, ctx);
+  return { server, settled: () => ctx.exclusive(async () => {}) };
+}

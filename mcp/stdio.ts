@@ -1,0 +1,55 @@
+import { Writable } from "node:stream";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { McpOptions } from "./context.js";
+import { createMcpServer } from "./server.js";
+
+/**
+ * Takes stdout for the MCP channel alone: the returned stream writes to it, and anything else that
+ * writes to process.stdout (a stray log line would corrupt the JSON-RPC stream) goes to stderr.
+ */
+function claimStdout(): Writable {
+  const out = process.stdout;
+  const write = out.write.bind(out);
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  const channel = new Writable({
+    write(chunk, encoding, done) {
+      write(chunk, encoding, (err) => done(err ?? null));
+    },
+  });
+  return channel;
+}
+
+/** Resolves when the client goes away (stdin ends or the transport closes) or on SIGINT/SIGTERM. */
+function untilDone(transport: StdioServerTransport): Promise<string> {
+  return new Promise((resolve) => {
+    const finish = (why: string) => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      resolve(why);
+    };
+    const onSignal = (s: NodeJS.Signals) => finish(s);
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+    process.stdin.once("end", () => finish("stdin closed"));
+    transport.onclose = () => finish("transport closed");
+  });
+}
+
+/**
+ * Serves MCP over stdin/stdout until the client leaves. A run still going then is interrupted
+ * (resumable) and waited for, so the caller can close the warehouse safely afterwards.
+ */
+export async function serveStdio(o: McpOptions, log: (line: string) => void): Promise<void> {
+  const channel = claimStdout();
+  const abort = new AbortController();
+  const { server, settled } = createMcpServer({ ...o, signal: abort.signal });
+  const transport = new StdioServerTransport(process.stdin, channel);
+  const done = untilDone(transport);
+  await server.connect(transport);
+  log(`skillsync mcp: serving on stdio; at most ${o.maxCredits} credits per run`);
+  const why = await done;
+  log(`skillsync mcp: stopping (${why})`);
+  abort.abort();
+  await settled();
+  await server.close();
+}

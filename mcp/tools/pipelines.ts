@@ -1,0 +1,80 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+import { ValidationError } from "../../core/errors.js";
+import { paramLists, paramsRequestSchema } from "../../engine/define/params.js";
+import type { LoadedPipeline } from "../../engine/define/pipeline-file.js";
+import { DEFAULT_PRICE } from "../../engine/define/prices.js";
+import { compileMapping } from "../../engine/normalize/mapping.js";
+import { pipelineView } from "../../engine/publish/views.js";
+import { planPipelines } from "../../engine/run/plan.js";
+import type { ToolContext } from "../context.js";
+import { answer } from "../reply.js";
+
+/** The pipeline an agent named, or a refusal that lists the ones it may name. */
+export function pipelineNamed(ctx: ToolContext, name: string): LoadedPipeline {
+  const p = ctx.byName.get(name);
+  if (p) return p;
+  throw new ValidationError("pipeline", [
+    { path: ["pipeline"], message: `no pipeline "${name.slice(0, 100)}"; call list_pipelines for the names` },
+  ]);
+}
+
+function pipelineEntry(ctx: ToolContext, p: LoadedPipeline) {
+  const m = compileMapping(p.records);
+  const price = ctx.prices.get(p.skill) ?? DEFAULT_PRICE;
+  return {
+    ...pipelineView(p),
+    tables: [m.table.name, ...m.children.map((c) => c.name)],
+    estimatedCredits:
+      "perItem" in price
+        ? { perItem: price.perItem, note: "per identifier in a call's batch (up to 100 a call)" }
+        : { perCall: price.perCall },
+  };
+}
+
+export const pipelineInput = {
+  pipeline: z.string().min(1).max(100).describe("a name from list_pipelines"),
+  params: paramsRequestSchema.describe(
+    "the pipeline's params by name: a value, or a list for a repeatable one",
+  ),
+};
+
+export function registerPipelineTools(server: McpServer, ctx: ToolContext): void {
+  server.registerTool(
+    "list_pipelines",
+    {
+      title: "List pipelines",
+      description:
+        "Free: sends nothing. The pipelines this server may run: their params, the tables they load and the estimated credits per API call.",
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    () =>
+      answer(async () => ({
+        pipelines: ctx.pipelines.map((p) => pipelineEntry(ctx, p)),
+        serverMaxCredits: ctx.maxCredits,
+      })),
+  );
+
+  server.registerTool(
+    "plan",
+    {
+      title: "Plan a run",
+      description:
+        "Free: sends nothing and spends no credits. The calls a run of the pipeline with these params would make, how many the warehouse already holds (0 credits), and the credits for the first pages and at most.",
+      inputSchema: pipelineInput,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) =>
+      answer(async () => {
+        const pipeline = pipelineNamed(ctx, args.pipeline);
+        const plan = await planPipelines({
+          warehouse: ctx.warehouse,
+          pipelines: [pipeline],
+          params: paramLists(args.params),
+          prices: ctx.prices,
+          prepare: ctx.client.prepare.bind(ctx.client),
+        });
+        return { ...plan, serverMaxCredits: ctx.maxCredits, note: "nothing was sent" };
+      }),
+  );
+}

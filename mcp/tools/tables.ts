@@ -1,0 +1,88 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+import { ValidationError } from "../../core/errors.js";
+import { describeTable, type TableDescription } from "../../engine/publish/describe-table.js";
+import { readOnlyQuery } from "../../engine/publish/query.js";
+import { countRows, tableColumns, userTables } from "../../engine/publish/read-table.js";
+import type { ToolContext } from "../context.js";
+import { answer } from "../reply.js";
+import { checkReadOnlySql } from "../sql-guard.js";
+
+export const MAX_QUERY_ROWS = 1000;
+const DEFAULT_QUERY_ROWS = 100;
+const FREE = "Free: reads the local warehouse, sends nothing to the API.";
+
+/** A user table's description, or a refusal naming where to find the tables. */
+export async function tableNamed(
+  ctx: ToolContext,
+  name: string,
+  example: boolean,
+): Promise<TableDescription> {
+  const d = await describeTable(ctx.warehouse, name, { hints: ctx.columnTypes.get(name), example });
+  if (d) return d;
+  throw new ValidationError("table", [
+    { path: ["table"], message: `no table "${name.slice(0, 100)}"; call list_tables for the names` },
+  ]);
+}
+
+async function listTables(ctx: ToolContext) {
+  const tables = [];
+  for (const name of await userTables(ctx.warehouse)) {
+    const columns = await tableColumns(ctx.warehouse, name, ctx.columnTypes.get(name));
+    tables.push({ name, rows: await countRows(ctx.warehouse, name), columns: columns.map((c) => c.name) });
+  }
+  return { tables };
+}
+
+async function query(ctx: ToolContext, text: string, maxRows: number) {
+  checkReadOnlySql(text);
+  const r = await ctx.exclusive(() => readOnlyQuery(ctx.warehouse, text, { maxRows }));
+  return {
+    rows: r.rows,
+    rowCount: r.rows.length,
+    truncated: r.truncated,
+    ...(r.truncated
+      ? {
+          note: `cut at ${maxRows} rows: add a LIMIT, aggregate, or ask for up to ${MAX_QUERY_ROWS} with maxRows`,
+        }
+      : {}),
+  };
+}
+
+export function registerTableTools(server: McpServer, ctx: ToolContext): void {
+  const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
+  server.registerTool(
+    "list_tables",
+    {
+      title: "List tables",
+      description: `${FREE} The warehouse's tables and views with their row counts and column names.`,
+      annotations: readOnly,
+    },
+    () => answer(() => listTables(ctx)),
+  );
+
+  server.registerTool(
+    "describe_table",
+    {
+      title: "Describe a table",
+      description: `${FREE} One table's columns with types, its key, its row count and an example row.`,
+      inputSchema: { table: z.string().min(1).max(200).describe("a name from list_tables") },
+      annotations: readOnly,
+    },
+    (args) => answer(() => tableNamed(ctx, args.table, true)),
+  );
+
+  server.registerTool(
+    "query",
+    {
+      title: "Query the warehouse",
+      description: `${FREE} Runs one read-only SQL statement (SELECT, WITH, VALUES or EXPLAIN) and returns at most maxRows rows (default ${DEFAULT_QUERY_ROWS}, at most ${MAX_QUERY_ROWS}), with a note when the result was cut. Writes are refused. The SQL dialect is the warehouse's (SQLite or Postgres).`,
+      inputSchema: {
+        sql: z.string().min(1).max(100_000).describe("one SELECT, WITH, VALUES or EXPLAIN statement"),
+        maxRows: z.number().int().min(1).max(MAX_QUERY_ROWS).default(DEFAULT_QUERY_ROWS),
+      },
+      annotations: readOnly,
+    },
+    (args) => answer(() => query(ctx, args.sql, args.maxRows)),
+  );
+}

@@ -1,0 +1,413 @@
+import { gunzipSync, gzipSync } from "node:zlib";
+import { type Kysely, sql } from "kysely";
+import type { AnyDB, Warehouse } from "../connectors/warehouse/open.js";
+import { runReused } from "../connectors/warehouse/reused-query.js";
+import { redact } from "../core/redact.js";
+import { bodyOf } from "./chunks.js";
+
+/** `cached`: answered from the store; `shared`: answered by another run's call of the same request. */
+export type CallOutcome =
+  | "reserved"
+  | "succeeded"
+  | "failed"
+  | "ambiguous"
+  | "cached"
+  | "shared"
+  | "interrupted";
+
+export interface CallRecord {
+  runId: string;
+  pipeline: string;
+  skill: string;
+  requestHash: string;
+  credits: number;
+  /** Rows its answer's load wrote (a reused answer's row is inserted in that load's transaction). */
+  loadedRows?: number;
+}
+
+export interface StoredResponse {
+  data: Record<string, unknown>;
+  receivedAt: string;
+  traceId: string | null;
+}
+
+const now = () => new Date().toISOString();
+
+// Level 1: a third of the default's CPU per call for JSON that still shrinks about fivefold. An
+// 8 KiB window and a small hash table shrink the same (answers are tens of KiB) and keep each
+// call's compressor state under 64 KiB: a fifth less CPU, and no 300 KiB allocation per call for
+// malloc to leave scattered (resident memory kept growing through a long run).
+const STORED_GZIP = { level: 1, windowBits: 13, memLevel: 5 } as const;
+
+/** A ledger row as inserted. */
+export function callRow(c: CallRecord, outcome: CallOutcome, at: string) {
+  return {
+    run_id: c.runId,
+    pipeline: c.pipeline,
+    skill: c.skill,
+    request_hash: c.requestHash,
+    outcome,
+    credits: c.credits,
+    started_at: at,
+    attempts: 0,
+    loaded_rows: c.loadedRows ?? null,
+  };
+}
+
+/** Inserts a ledger row (inside the reservation's transaction for paid calls). */
+export async function insertCall(db: Kysely<AnyDB>, c: CallRecord, outcome: CallOutcome): Promise<number> {
+  const row = await db
+    .insertInto("skillsync_calls")
+    .values(callRow(c, outcome, now()))
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+/** Inserts ledger rows in one statement (answers reused from the store, loaded together). */
+export async function insertCalls(
+  db: Kysely<AnyDB>,
+  calls: CallRecord[],
+  outcome: CallOutcome,
+): Promise<void> {
+  if (!calls.length) return;
+  const at = now();
+  await db
+    .insertInto("skillsync_calls")
+    .values(calls.map((c) => callRow(c, outcome, at)))
+    .execute();
+}
+
+/**
+ * Inserts reserved ledger rows in one statement. Returns their ids by request hash, in id order
+ * for a hash asked twice (RETURNING's order is not promised).
+ */
+export async function insertReserved(db: Kysely<AnyDB>, calls: CallRecord[]): Promise<Map<string, number[]>> {
+  const at = now();
+  const rows = await db
+    .insertInto("skillsync_calls")
+    .values(calls.map((c) => callRow(c, "reserved", at)))
+    .returning(["id", "request_hash"])
+    .execute();
+  const ids = new Map<string, number[]>();
+  for (const r of [...rows].sort((a, b) => Number(a.id) - Number(b.id))) {
+    const list = ids.get(r.request_hash as string) ?? [];
+    list.push(Number(r.id));
+    ids.set(r.request_hash as string, list);
+  }
+  return ids;
+}
+
+export interface CallEnd {
+  outcome: CallOutcome;
+  credits?: number;
+  httpStatus?: number | undefined;
+  errorCode?: string | undefined;
+  error?: string | undefined;
+  traceId?: string | null | undefined;
+  attempts?: number | undefined;
+  elapsedMs?: number | undefined;
+  /** Rows its answer's load wrote, when the call is finished in that load's transaction. */
+  loadedRows?: number | undefined;
+}
+
+/** A trace id as stored: the API's text, so redacted like error messages (and kept short). */
+function storedTraceId(traceId: string | null | undefined): string | null {
+  return traceId === null || traceId === undefined ? null : redact(traceId).slice(0, 500);
+}
+
+export async function finishCall(db: Kysely<AnyDB>, id: number, end: CallEnd): Promise<void> {
+  await db
+    .updateTable("skillsync_calls")
+    .set({
+      outcome: end.outcome,
+      ...(end.credits === undefined ? {} : { credits: end.credits }),
+      http_status: end.httpStatus ?? null,
+      error_code: end.errorCode ?? null,
+      error: end.error === undefined ? null : redact(end.error).slice(0, 2000),
+      trace_id: storedTraceId(end.traceId),
+      attempts: end.attempts ?? 0,
+      elapsed_ms: end.elapsedMs === undefined ? null : Math.round(end.elapsedMs),
+      loaded_rows: end.loadedRows ?? null,
+      finished_at: now(),
+    })
+    .where("id", "=", id)
+    .execute();
+}
+
+/**
+ * Marks paid calls succeeded in one statement (the answers of a group), each row with its own
+ * status, trace id, attempts and time, chosen by id.
+ */
+export async function finishSucceeded(
+  db: Kysely<AnyDB>,
+  calls: { id: number; end: CallEnd }[],
+): Promise<void> {
+  if (calls.length === 1) return finishCall(db, calls[0]!.id, { ...calls[0]!.end, outcome: "succeeded" });
+  if (!calls.length) return;
+  // Per call, in this order: its id, then the values of its row.
+  const PER_CALL = 6;
+  const values = calls.flatMap(({ id, end: e }) => [
+    id,
+    e.httpStatus ?? null,
+    storedTraceId(e.traceId),
+    e.attempts ?? 0,
+    e.elapsedMs === undefined ? null : Math.round(e.elapsedMs),
+    e.loadedRows ?? null,
+  ]);
+  values.push(now());
+  await runReused(db, `finish-succeeded:${calls.length}`, values, (slot) => {
+    const id = (i: number) => slot(i * PER_CALL);
+    // Postgres types a CASE of bare parameters as text: each branch is cast to the column's type.
+    const byId = (type: "integer" | "text", member: number) =>
+      sql`case id ${sql.join(
+        calls.map((_, i) => sql`when ${id(i)} then cast(${slot(i * PER_CALL + member)} as ${sql.raw(type)})`),
+        sql` `,
+      )} end`;
+    return db
+      .updateTable("skillsync_calls")
+      .set({
+        outcome: "succeeded",
+        http_status: byId("integer", 1),
+        error_code: null,
+        error: null,
+        trace_id: byId("text", 2),
+        attempts: byId("integer", 3),
+        elapsed_ms: byId("integer", 4),
+        loaded_rows: byId("integer", 5),
+        finished_at: slot(calls.length * PER_CALL),
+      })
+      .where(
+        "id",
+        "in",
+        calls.map((_, i) => id(i)),
+      );
+  });
+}
+
+/**
+ * Which of `hashes` have a stored answer younger than `freshnessMs` (or stored by `runId`): one
+ * query, no body read.
+ */
+export async function freshHashes(
+  db: Kysely<AnyDB>,
+  hashes: string[],
+  freshnessMs: number,
+  runId?: string,
+): Promise<string[]> {
+  if (!hashes.length) return [];
+  const rows = await db
+    .selectFrom("skillsync_responses")
+    .select(["request_hash", "received_at", "run_id"])
+    .where("request_hash", "in", hashes)
+    .execute();
+  const fresh = isFresh(freshnessMs, runId);
+  return rows.filter(fresh).map((row) => row.request_hash as string);
+}
+
+/** A stored answer's row (`received_at`, `run_id`) that may answer a call instead of paying for it. */
+export function isFresh(freshnessMs: number, runId?: string) {
+  const now = Date.now();
+  return (row: { received_at: unknown; run_id: unknown }): boolean => {
+    if (runId !== undefined && row.run_id === runId) return true;
+    return freshnessMs > 0 && now - new Date(row.received_at as string).getTime() <= freshnessMs;
+  };
+}
+
+/**
+ * The stored successful responses of these requests that are younger than `freshnessMs` — or, for
+ * a resumed run, that this same run stored (a resume never pays again, whatever the freshness):
+ * two queries at most (which are fresh, then their bodies).
+ */
+export async function freshResponses(
+  db: Kysely<AnyDB>,
+  hashes: string[],
+  freshnessMs: number,
+  runId?: string,
+): Promise<Map<string, StoredResponse>> {
+  return storedResponses(db, await freshHashes(db, hashes, freshnessMs, runId));
+}
+
+/** The stored answers of `hashes` (known to be fresh), read and parsed. */
+export async function storedResponses(
+  db: Kysely<AnyDB>,
+  hashes: string[],
+): Promise<Map<string, StoredResponse>> {
+  const out = new Map<string, StoredResponse>();
+  if (!hashes.length) return out;
+  const rows = await db
+    .selectFrom("skillsync_responses")
+    .select(["request_hash", "body", "chunks", "received_at", "trace_id"])
+    .where("request_hash", "in", hashes)
+    .execute();
+  for (const row of rows) {
+    const hash = row.request_hash as string;
+    const data = JSON.parse(gunzipSync(await bodyOf(db, hash, row)).toString("utf8")) as Record<
+      string,
+      unknown
+    >;
+    out.set(hash, {
+      data,
+      receivedAt: new Date(row.received_at as string).toISOString(),
+      traceId: (row.trace_id as string | null) ?? null,
+    });
+  }
+  return out;
+}
+
+export interface ResponseToStore {
+  hash: string;
+  skill: string;
+  request: Record<string, unknown>;
+  data: unknown;
+  traceId: string | null;
+  runId: string;
+  receivedAt: string;
+}
+
+/** Stores a successful response, compressed, keyed by its request hash (the newest wins). */
+export function storeResponse(db: Kysely<AnyDB>, r: ResponseToStore): Promise<void> {
+  return storeResponses(db, [r]);
+}
+
+/** Stores successful responses in one statement (a hash given twice: the last wins). */
+export async function storeResponses(db: Kysely<AnyDB>, list: ResponseToStore[]): Promise<void> {
+  if (!list.length) return;
+  // One row per hash: an upsert cannot touch the same row twice in one statement.
+  const byHash = new Map(list.map((r) => [r.hash, r]));
+  await upsertResponseRows(
+    db,
+    [...byHash.values()].map((r) => ({
+      request_hash: r.hash,
+      skill: r.skill,
+      request: JSON.stringify(r.request),
+      body: gzipSync(Buffer.from(JSON.stringify(r.data), "utf8"), STORED_GZIP),
+      chunks: 0,
+      trace_id: storedTraceId(r.traceId),
+      run_id: r.runId,
+      received_at: r.receivedAt,
+    })),
+  );
+}
+
+/** A `skillsync_responses` row: the gzipped body in the row, or empty with `chunks` pieces. */
+export interface ResponseRow {
+  request_hash: string;
+  skill: string;
+  request: string;
+  body: Buffer;
+  chunks: number;
+  trace_id: string | null;
+  run_id: string;
+  received_at: string;
+}
+
+const RESPONSE_COLUMNS = [
+  "request_hash",
+  "skill",
+  "request",
+  "body",
+  "chunks",
+  "trace_id",
+  "run_id",
+  "received_at",
+] as const satisfies readonly (keyof ResponseRow)[];
+
+/** Inserts response rows, replacing the stored answer of a hash already there. */
+export async function upsertResponseRows(db: Kysely<AnyDB>, rows: ResponseRow[]): Promise<void> {
+  const width = RESPONSE_COLUMNS.length;
+  const values = rows.flatMap((r) => RESPONSE_COLUMNS.map((c) => r[c]));
+  await runReused(db, `responses:${rows.length}`, values, (slot) =>
+    db
+      .insertInto("skillsync_responses")
+      .values(
+        rows.map((_, i) => Object.fromEntries(RESPONSE_COLUMNS.map((c, j) => [c, slot(i * width + j)]))),
+      )
+      .onConflict((oc) =>
+        oc.column("request_hash").doUpdateSet((eb) => ({
+          body: eb.ref("excluded.body"),
+          chunks: eb.ref("excluded.chunks"),
+          trace_id: eb.ref("excluded.trace_id"),
+          run_id: eb.ref("excluded.run_id"),
+          received_at: eb.ref("excluded.received_at"),
+        })),
+      ),
+  );
+}
+
+/**
+ * Whether this run already loaded the answer to `hash` for `pipeline`: its ledger row says so, or
+ * a load marker does (report parts, and loads by versions before `005_call_loads`).
+ */
+export async function isLoaded(
+  w: Warehouse,
+  runId: string,
+  pipeline: string,
+  hash: string,
+): Promise<boolean> {
+  const loadedIn = (table: string, also = sql``) =>
+    sql`exists (select 1 from ${sql.table(table)}
+      where request_hash = ${hash} and run_id = ${runId} and pipeline = ${pipeline}${also})`;
+  const r = await sql<{ loaded: number }>`select case
+      when ${loadedIn("skillsync_calls", sql` and loaded_rows is not null`)} or ${loadedIn("skillsync_loads")}
+      then 1 else 0 end as loaded`.execute(w.db);
+  return Number(r.rows[0]?.loaded) === 1;
+}
+
+export interface LoadMark {
+  runId: string;
+  pipeline: string;
+  hash: string;
+  rows: number;
+}
+
+/** Load markers of report parts (a call's own load is marked on its ledger row), in one statement. */
+export async function markLoaded(db: Kysely<AnyDB>, marks: LoadMark[]): Promise<void> {
+  if (!marks.length) return;
+  const at = now();
+  await db
+    .insertInto("skillsync_loads")
+    .values(
+      marks.map((m) => ({
+        run_id: m.runId,
+        pipeline: m.pipeline,
+        request_hash: m.hash,
+        rows: m.rows,
+        loaded_at: at,
+      })),
+    )
+    .onConflict((oc) => oc.columns(["run_id", "pipeline", "request_hash"]).doNothing())
+    .execute();
+}
+
+export interface RejectToStore {
+  table: string;
+  reason: string;
+  record: unknown;
+  hash: string;
+}
+
+/** Rejected records, each with the request hash of the answer it came in. */
+export async function insertRejects(
+  db: Kysely<AnyDB>,
+  runId: string,
+  pipeline: string,
+  rejects: RejectToStore[],
+): Promise<void> {
+  if (!rejects.length) return;
+  const at = now();
+  await db
+    .insertInto("skillsync_rejects")
+    .values(
+      rejects.map((r) => ({
+        run_id: runId,
+        pipeline,
+        table_name: r.table,
+        request_hash: r.hash,
+        reason: r.reason,
+        record: JSON.stringify(r.record ?? null),
+        created_at: at,
+      })),
+    )
+    .execute();
+}

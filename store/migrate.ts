@@ -1,0 +1,79 @@
+import { type MigrationResultSet, Migrator, sql } from "kysely";
+import { isBusy, isCatalogRace, isDeadlock } from "../connectors/warehouse/driver-errors.js";
+import type { Warehouse } from "../connectors/warehouse/open.js";
+import { SkillsyncError } from "../core/errors.js";
+import { allMigrations } from "../migrations/index.js";
+
+export interface MigrateOutcome {
+  applied: string[];
+  results: NonNullable<MigrationResultSet["results"]>;
+}
+
+/**
+ * Another process at work on the same warehouse: SQLite's writer lock, a deadlock, or (Postgres) a
+ * race in the catalog, including a schema or table dropped while Kysely's introspection read
+ * every schema of the database. Such a failure is tried again.
+ */
+const isRetryable = (error: unknown) => isBusy(error) || isDeadlock(error) || isCatalogRace(error);
+
+/** Carries Kysely's failed result out of the lock, so its transaction is rolled back. */
+class MigrationFailed extends Error {
+  constructor(readonly result: MigrationResultSet) {
+    super("migration failed");
+  }
+}
+
+/**
+ * Brings the warehouse to the latest migration. Safe to run twice and from two processes at once:
+ * Kysely's migrator takes a lock, and a race while creating its own bookkeeping tables is retried.
+ */
+export async function migrateToLatest(w: Warehouse): Promise<MigrateOutcome> {
+  if (await isLatest(w)) return { applied: [], results: [] };
+  const migrator = new Migrator({
+    db: w.db,
+    provider: { getMigrations: async () => allMigrations(w.adapter) },
+    // Kysely looks for its bookkeeping tables in every schema unless told which: another schema's
+    // tables would make it skip creating ours ("kysely_migration_lock does not exist").
+    ...(w.adapter.schema ? { migrationTableSchema: w.adapter.schema } : {}),
+  });
+  for (let attempt = 0; ; attempt++) {
+    // Kysely reports a failed migration as `error`; thrown, it rolls the SQLite transaction back.
+    const { error, results = [] } = await w.adapter
+      .migrating(w.db, async () => {
+        const r = await migrator.migrateToLatest();
+        if (r.error) throw new MigrationFailed(r);
+        return r;
+      })
+      .catch((err: unknown) => (err instanceof MigrationFailed ? err.result : { error: err, results: [] }));
+    if (!error) {
+      return { applied: results.filter((r) => r.status === "Success").map((r) => r.migrationName), results };
+    }
+    if (attempt < 5 && isRetryable(error)) {
+      await new Promise((r) => setTimeout(r, 50 * (attempt + 1)));
+      continue;
+    }
+    const failed = results.find((r) => r.status === "Error")?.migrationName ?? "(setup)";
+    throw new SkillsyncError(
+      "MIGRATION",
+      `migration ${failed} failed on ${w.description}: ${error instanceof Error ? error.message : String(error)}`,
+      undefined,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Whether every migration is already recorded: one query on our own bookkeeping table, instead of
+ * the migrator's introspection of every schema of the database (on Postgres it took ~300 ms per run
+ * with a few hundred schemas, and grows with them). Any doubt (no table yet) goes to the migrator.
+ */
+async function isLatest(w: Warehouse): Promise<boolean> {
+  const table = w.adapter.schema ? `${w.adapter.schema}.kysely_migration` : "kysely_migration";
+  try {
+    const r = await sql<{ name: string }>`select name from ${sql.table(table)}`.execute(w.db);
+    const done = new Set(r.rows.map((row) => row.name));
+    return Object.keys(allMigrations(w.adapter)).every((name) => done.has(name));
+  } catch {
+    return false;
+  }
+}

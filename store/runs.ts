@@ -1,0 +1,335 @@
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import type { Warehouse } from "../connectors/warehouse/open.js";
+import { redact } from "../core/redact.js";
+
+export type RunStatus = "running" | "succeeded" | "failed" | "ceiling" | "interrupted";
+export type Trigger = "manual" | "schedule" | "server" | "mcp";
+
+export interface RunCounters {
+  callsPlanned: number;
+  callsDone: number;
+  callsCached: number;
+  /** Answers another run's call of the same request brought while this run waited (0 credits). */
+  callsShared: number;
+  callsFailed: number;
+  creditsSpent: number;
+  rowsWritten: number;
+  rowsRejected: number;
+  /** Columns whose member no record of the run had (null in every row). */
+  columnsEmpty: number;
+  /** Record members no column reads. */
+  membersUnmapped: number;
+}
+
+/** Counters of a run that has done nothing yet. */
+export const zeroCounters = (): RunCounters => ({
+  callsPlanned: 0,
+  callsDone: 0,
+  callsCached: 0,
+  callsShared: 0,
+  callsFailed: 0,
+  creditsSpent: 0,
+  rowsWritten: 0,
+  rowsRejected: 0,
+  columnsEmpty: 0,
+  membersUnmapped: 0,
+});
+
+/** How a run ended: an exception, a ceiling, an interruption, refused or failed calls, or success. */
+export function runOutcome(o: {
+  fatal: unknown;
+  ceiling: boolean;
+  aborted: boolean;
+  authFailure: boolean;
+  callsFailed: number;
+  /** `--strict` found rejected records, empty columns or unmapped members. */
+  strictFailure?: boolean | undefined;
+}): RunStatus {
+  if (o.fatal) return "failed";
+  if (o.ceiling) return "ceiling";
+  if (o.aborted) return "interrupted";
+  return o.callsFailed > 0 || o.authFailure || o.strictFailure ? "failed" : "succeeded";
+}
+
+const HEARTBEAT_STALE_MS = 120_000;
+
+export function newRunId(): string {
+  const t = new Date().toISOString().replace(/[-:T]/g, "").slice(0, 14);
+  return `r${t}-${randomBytes(4).toString("hex")}`;
+}
+
+/**
+ * Whether the process that owns a running run is alive: on this host, its pid; elsewhere, a
+ * heartbeat younger than two minutes (runs beat every 5 s).
+ */
+export function ownerAlive(row: { pid: unknown; host: unknown; heartbeat_at: unknown }): boolean {
+  const pid = Number(row.pid);
+  if (row.host === hostname() && row.pid !== null && Number.isInteger(pid)) {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  const beat = row.heartbeat_at ? Date.parse(String(row.heartbeat_at)) : 0;
+  return Date.now() - beat < HEARTBEAT_STALE_MS;
+}
+
+/**
+ * Starts a run, or resumes the last unfinished run of the same pipelines and params (crashed,
+ * stopped at a ceiling, interrupted or failed), so its load markers keep pages from loading twice.
+ */
+/**
+ * The counters a resumed run carries over from its earlier parts: what they paid, reused, wrote
+ * and rejected is not done again. Planned and done are counted afresh (a resumed run plans every
+ * call again and skips the loaded ones); failures and warnings belong to the part that met them.
+ */
+export type CarriedCounters = Pick<
+  RunCounters,
+  "callsCached" | "callsShared" | "creditsSpent" | "rowsWritten" | "rowsRejected"
+>;
+
+function carried(r: Record<string, unknown>): CarriedCounters {
+  return {
+    callsCached: Number(r["calls_cached"] ?? 0),
+    callsShared: Number(r["calls_shared"] ?? 0),
+    creditsSpent: Number(r["credits_spent"] ?? 0),
+    rowsWritten: Number(r["rows_written"] ?? 0),
+    rowsRejected: Number(r["rows_rejected"] ?? 0),
+  };
+}
+
+export async function startRun(
+  w: Warehouse,
+  r: { key: string; pipelines: string[]; params: unknown; trigger: Trigger },
+): Promise<{ id: string; resumed: boolean; carried?: CarriedCounters }> {
+  const now = new Date().toISOString();
+  const candidates = await w.db
+    .selectFrom("skillsync_runs")
+    .select([
+      "id",
+      "status",
+      "pid",
+      "host",
+      "heartbeat_at",
+      "calls_cached",
+      "calls_shared",
+      "credits_spent",
+      "rows_written",
+      "rows_rejected",
+    ])
+    .where("run_key", "=", r.key)
+    .where("status", "in", ["running", "ceiling", "interrupted", "failed"])
+    .orderBy("started_at", "desc")
+    .limit(5)
+    .execute();
+  for (const c of candidates) {
+    if (c.status === "running" && ownerAlive(c)) continue;
+    const claimed = await w.db
+      .updateTable("skillsync_runs")
+      .set({
+        status: "running",
+        pid: process.pid,
+        host: hostname(),
+        heartbeat_at: now,
+        finished_at: null,
+        stop_reason: null,
+        error: null,
+      })
+      .where("id", "=", c.id)
+      .where("status", "=", c.status)
+      .executeTakeFirst();
+    if (Number(claimed.numUpdatedRows) === 1) {
+      // Calls the crashed process left in flight: their answers were never stored.
+      await w.db
+        .updateTable("skillsync_calls")
+        .set({ outcome: "interrupted", finished_at: now })
+        .where("run_id", "=", c.id)
+        .where("outcome", "=", "reserved")
+        .execute();
+      return { id: c.id as string, resumed: true, carried: carried(c) };
+    }
+  }
+  const id = newRunId();
+  await w.db
+    .insertInto("skillsync_runs")
+    .values({
+      id,
+      run_key: r.key,
+      pipelines: JSON.stringify(r.pipelines),
+      params: redact(JSON.stringify(r.params ?? {})),
+      trigger: r.trigger,
+      status: "running",
+      pid: process.pid,
+      host: hostname(),
+      started_at: now,
+      heartbeat_at: now,
+    })
+    .execute();
+  return { id, resumed: false };
+}
+
+/** Writes the counters (and the heartbeat) of a run in progress. */
+export async function updateRun(w: Warehouse, id: string, c: RunCounters): Promise<void> {
+  await w.db
+    .updateTable("skillsync_runs")
+    .set({
+      calls_planned: c.callsPlanned,
+      calls_done: c.callsDone,
+      calls_cached: c.callsCached,
+      calls_shared: c.callsShared,
+      calls_failed: c.callsFailed,
+      credits_spent: c.creditsSpent,
+      rows_written: c.rowsWritten,
+      rows_rejected: c.rowsRejected,
+      columns_empty: c.columnsEmpty,
+      members_unmapped: c.membersUnmapped,
+      heartbeat_at: new Date().toISOString(),
+    })
+    .where("id", "=", id)
+    .execute();
+}
+
+export async function finishRun(
+  w: Warehouse,
+  id: string,
+  status: RunStatus,
+  c: RunCounters,
+  detail: {
+    stopReason?: string | undefined;
+    error?: string | undefined;
+    warnings?: string[] | undefined;
+  } = {},
+): Promise<void> {
+  await updateRun(w, id, c);
+  await w.db
+    .updateTable("skillsync_runs")
+    .set({
+      status,
+      warnings: detail.warnings?.length ? redact(JSON.stringify(detail.warnings)) : null,
+      finished_at: new Date().toISOString(),
+      stop_reason: detail.stopReason ?? null,
+      error: detail.error === undefined ? null : redact(detail.error).slice(0, 4000),
+    })
+    .where("id", "=", id)
+    .execute();
+}
+
+/**
+ * Ends a run the way every runner does: its status from runOutcome, written with its counters, the
+ * stop reason and the error (the fatal one, else the first call failure). Returns the status.
+ */
+export async function endRun(
+  w: Warehouse,
+  id: string,
+  counters: RunCounters,
+  o: {
+    fatal: unknown;
+    aborted: boolean;
+    state: {
+      ceiling: boolean;
+      authFailure: boolean;
+      stopReason: string | undefined;
+      strictFailure?: boolean | undefined;
+    };
+    failures: { message: string }[];
+    warnings?: string[] | undefined;
+  },
+): Promise<RunStatus> {
+  const status = runOutcome({
+    fatal: o.fatal,
+    ceiling: o.state.ceiling,
+    aborted: o.aborted,
+    authFailure: o.state.authFailure,
+    callsFailed: counters.callsFailed,
+    strictFailure: o.state.strictFailure,
+  });
+  await finishRun(w, id, status, counters, {
+    warnings: o.warnings,
+    stopReason: o.state.stopReason,
+    error: o.fatal instanceof Error ? o.fatal.message : o.failures[0]?.message,
+  });
+  return status;
+}
+
+/** The latest runs, newest first, with the columns `skillsync runs` shows. */
+export function listRuns(w: Warehouse, limit: number) {
+  return w.db
+    .selectFrom("skillsync_runs")
+    .select([
+      "id",
+      "pipelines",
+      "trigger",
+      "status",
+      "started_at",
+      "finished_at",
+      "calls_planned",
+      "calls_done",
+      "calls_cached",
+      "calls_shared",
+      "calls_failed",
+      "credits_spent",
+      "rows_written",
+      "rows_rejected",
+      "columns_empty",
+      "members_unmapped",
+      "warnings",
+      "stop_reason",
+      "error",
+    ])
+    .orderBy("started_at", "desc")
+    .limit(limit)
+    .execute();
+}
+
+/** The latest runs with every column, newest first. */
+export function recentRuns(w: Warehouse, limit: number): Promise<Record<string, unknown>[]> {
+  return w.db.selectFrom("skillsync_runs").selectAll().orderBy("started_at", "desc").limit(limit).execute();
+}
+
+export function getRun(w: Warehouse, id: string): Promise<Record<string, unknown> | undefined> {
+  return w.db.selectFrom("skillsync_runs").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+/**
+ * Marks one process's running scheduled runs of `pipeline` interrupted, and their reserved calls
+ * interrupted (as a crashed run's would be at resume). Returns the ids it marked.
+ */
+export async function interruptOwnRuns(
+  w: Warehouse,
+  owner: { host: string; pid: number },
+  pipeline: string,
+  reason: string,
+): Promise<string[]> {
+  const now = new Date().toISOString();
+  const runs = await w.db
+    .selectFrom("skillsync_runs")
+    .select(["id", "pipelines"])
+    .where("status", "=", "running")
+    .where("trigger", "=", "schedule")
+    .where("host", "=", owner.host)
+    .where("pid", "=", owner.pid)
+    .execute();
+  const ids = runs
+    .filter((r) => {
+      const names = typeof r.pipelines === "string" ? JSON.parse(r.pipelines) : r.pipelines;
+      return Array.isArray(names) && names.length === 1 && names[0] === pipeline;
+    })
+    .map((r) => String(r.id));
+  if (!ids.length) return ids;
+  await w.db
+    .updateTable("skillsync_runs")
+    .set({ status: "interrupted", finished_at: now, stop_reason: reason })
+    .where("id", "in", ids)
+    .where("status", "=", "running")
+    .execute();
+  await w.db
+    .updateTable("skillsync_calls")
+    .set({ outcome: "interrupted", finished_at: now })
+    .where("run_id", "in", ids)
+    .where("outcome", "=", "reserved")
+    .execute();
+  return ids;
+}

@@ -1,0 +1,39 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+
+// store/ is the only code that reads or writes the toolkit's own skillsync_* tables (migrations
+// create them). A query that names one anywhere else belongs in store/.
+const SOURCE = ["core", "schema", "connectors", "engine", "server", "scheduler", "mcp", "cli", "emulator"];
+const QUERY =
+  /\b(selectFrom|insertInto|updateTable|deleteFrom|innerJoin|leftJoin)\(\s*["'`]skillsync_|\b(from|into|update|join)\s+skillsync_/i;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
+  );
+}
+
+/** Lines of code that query a toolkit table (comments and JSDoc examples left out). */
+function tableQueries(text: string): string[] {
+  return text
+    .split("\n")
+    .filter((line) => !/^\s*(\/\/|\*|\/\*)/.test(line))
+    .filter((line) => QUERY.test(line));
+}
+
+describe("the toolkit's own tables", () => {
+  it("are queried only from store/", () => {
+    const outside = SOURCE.flatMap(sourceFiles).flatMap((file) =>
+      tableQueries(readFileSync(file, "utf8")).map((line) => `${file}: ${line.trim()}`),
+    );
+    expect(outside).toEqual([]);
+  });
+
+  it("the check sees Kysely calls and SQL text, and leaves comments alone", () => {
+    expect(tableQueries('  await w.db.selectFrom("skillsync_runs").selectAll()')).toHaveLength(1);
+    expect(tableQueries("  sql`update skillsync_budgets set reserved = 0`")).toHaveLength(1);
+    expect(tableQueries(' * await w.db.selectFrom("skillsync_runs")\n  // from skillsync_calls')).toEqual([]);
+    expect(tableQueries('  if (name.startsWith("skillsync_")) return')).toEqual([]);
+  });
+});

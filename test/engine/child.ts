@@ -1,0 +1,51 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { DEMO_KEY } from "../helpers/emulator.js";
+
+const script = fileURLToPath(new URL("./run-child.ts", import.meta.url));
+
+export interface ChildSpec {
+  pipelines: string[];
+  params: Record<string, string[]>;
+  concurrency: number;
+  /** When set (epoch ms), the child waits until then before opening the warehouse: processes started together begin at once. */
+  startAt?: number;
+}
+
+/**
+ * Runs pipelines in a separate process (as another `skillsync run` would). With `killAfterMs`,
+ * SIGKILLs it that long after it started working.
+ */
+export function runChild(
+  db: string,
+  url: string,
+  opts: { killAfterMs?: number; spec?: ChildSpec } = {},
+): Promise<{ outcome: "killed" | "finished"; output: string }> {
+  return new Promise((resolve, reject) => {
+    const args = [
+      "--import",
+      "tsx",
+      script,
+      db,
+      url,
+      DEMO_KEY,
+      ...(opts.spec ? [JSON.stringify(opts.spec)] : []),
+    ];
+    const p = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    p.stderr.on("data", (d) => {
+      err += String(d);
+    });
+    p.stdout.on("data", (d) => {
+      out += String(d);
+      if (opts.killAfterMs !== undefined && String(d).includes("started"))
+        setTimeout(() => p.kill("SIGKILL"), opts.killAfterMs);
+    });
+    p.on("exit", (code, signal) => {
+      if (signal === "SIGKILL") resolve({ outcome: "killed", output: out });
+      else if (code === 0) resolve({ outcome: "finished", output: out });
+      else reject(new Error(`child exited ${code}: ${err}`));
+    });
+  });
+}

@@ -1,0 +1,59 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sql } from "kysely";
+import type { Warehouse } from "../../connectors/warehouse/open.js";
+import { type LoadedPipeline, loadPipeline } from "../../engine/define/pipeline-file.js";
+import type { PlannedCall } from "../../engine/extract/planned-calls.js";
+
+/** Writes a pipeline file (and any extra files) into a fresh folder and loads it. */
+export function pipelineFrom(yaml: string, files: Record<string, string> = {}): LoadedPipeline {
+  const dir = mkdtempSync(join(tmpdir(), "skillsync-pl-"));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  const file = join(dir, "pipeline.yaml");
+  writeFileSync(file, yaml);
+  return loadPipeline(file);
+}
+
+/** A first-page call of `skill` known by its request hash (loads in tests need no more of it). */
+export const firstCall = (skill: string, hash: string, body: Record<string, unknown> = {}): PlannedCall => ({
+  skill,
+  body,
+  hash,
+  credits: 0,
+  input: undefined,
+  items: 1,
+  pageIndex: 0,
+  fetched: 0,
+});
+
+export const builtin = (...names: string[]) => names.map((n) => loadPipeline(n));
+
+export async function count(w: Warehouse, table: string, where = "1=1"): Promise<number> {
+  const r = await sql.raw<{ n: number }>(`select count(*) as n from ${table} where ${where}`).execute(w.db);
+  return Number(r.rows[0]?.n ?? 0);
+}
+
+export async function rows<T = Record<string, unknown>>(w: Warehouse, query: string): Promise<T[]> {
+  return (await sql.raw<T>(query).execute(w.db)).rows;
+}
+
+/** A small marketplace pipeline with the given write mode and freshness. */
+export const marketplaceYaml = (mode: string, freshness = "0", extra = "") => `name: mini-market
+skill: marketplace-search
+params:
+  keyword: { repeatable: true, required: true }
+input: { name: keyword, from: { param: keyword } }
+request: { keyword: "{{keyword}}" }
+freshness: ${freshness === "0" ? 0 : freshness}
+records:
+  path: products
+  table: mini_products
+  key: [keyword, item_index]
+  mode: ${mode}
+  columns:
+    keyword: { from: $request.keyword }
+    item_index: { from: $index, type: integer }
+    asin: text
+    price: { from: price, type: number, transform: money }
+${extra}`;
