@@ -3,7 +3,7 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { openWarehouse } from "../../connectors/warehouse/open.js";
 import { migrateToLatest } from "../../store/migrate.js";
-import { PG_URL, freshWarehouseUrl, unavailable } from "../helpers/warehouses.js";
+import { freshWarehouseUrl, PG_URL, unavailable } from "../helpers/warehouses.js";
 
 /**
  * Kysely's migrator reads the tables and columns of every schema of the database before it
@@ -23,7 +23,10 @@ describe.skipIf(unavailable("postgres"))("migrating while other schemas are drop
       try {
         while (!stop) {
           const schema = `churn_${randomBytes(5).toString("hex")}`;
-          const tables = Array.from({ length: 10 }, (_, i) => `create table "${schema}".t${i} (id serial primary key, v text);`);
+          const tables = Array.from(
+            { length: 10 },
+            (_, i) => `create table "${schema}".t${i} (id serial primary key, v text);`,
+          );
           await c.query(`create schema "${schema}"; ${tables.join(" ")}`);
           await c.query(`drop schema "${schema}" cascade`);
           dropped++;
