@@ -14,8 +14,15 @@ function qualityPart(c: RunCounters): string {
   return parts.length ? ` · ${parts.join(" · ")}` : "";
 }
 
+/** Items reused from stored parts, when there were any. */
+function itemsPart(c: RunCounters): string {
+  return c.itemsReused
+    ? ` · items reused ${c.itemsReused} (credits saved ${fmtCredits(c.creditsSaved)})`
+    : "";
+}
+
 function line(c: RunCounters): string {
-  return `calls ${c.callsDone}/${c.callsPlanned} (${c.callsCached} from store${c.callsShared ? `, ${c.callsShared} from another run` : ""}) · rows ${c.rowsWritten} · rejected ${c.rowsRejected} · credits ${fmtCredits(c.creditsSpent)} · errors ${c.callsFailed}${qualityPart(c)}`;
+  return `calls ${c.callsDone}/${c.callsPlanned} (${c.callsCached} from store${c.callsShared ? `, ${c.callsShared} from another run` : ""}) · rows ${c.rowsWritten} · rejected ${c.rowsRejected} · credits ${fmtCredits(c.creditsSpent)}${itemsPart(c)} · errors ${c.callsFailed}${qualityPart(c)}`;
 }
 
 /**

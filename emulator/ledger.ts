@@ -27,6 +27,8 @@ export interface LedgerCall {
   bodyHash: string | null;
   credits: number;
   status: CallStatus;
+  /** Patent-identifier operations: the identifiers asked for, as sent (each billed at a per-item price). */
+  items?: string[];
   httpStatus: number | null;
   reportId?: string;
   /** When the call was recorded, ms since the epoch: its answer sent (or the client gone). */

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { formatIssues, fromZodIssues } from "../core/errors.js";
 import { canonicalJson, sha256Hex } from "../core/hash.js";
 import { getOperation } from "../schema/catalog.js";
+import { requestedIdentifiers } from "../schema/patent-identifier.js";
 import type { KeyRing } from "./auth.js";
 import { applyDrift, malformedBody } from "./distort.js";
 import type { FaultState } from "./faults.js";
@@ -42,6 +43,7 @@ interface Call {
   seq: number;
   slug: string;
   bodyHash: string | null;
+  items?: string[];
 }
 
 const refuse = (
@@ -174,6 +176,7 @@ function evaluate(
   }
   const body = result.data;
   call.bodyHash = sha256Hex(canonicalJson(body));
+  if (op.family === "patent-identifier") call.items = requestedIdentifiers(body);
 
   const plan = planCall(op, body, state.reports);
   if ("error" in plan)

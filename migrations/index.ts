@@ -7,6 +7,7 @@ import { responseChunks } from "./004_response_chunks.js";
 import { callLoads } from "./005_call_loads.js";
 import { singleFlight } from "./006_single_flight.js";
 import { runQuality } from "./007_run_quality.js";
+import { itemReuse } from "./008_item_reuse.js";
 
 /**
  * The numbered migrations, in order. Names never change once released; new ones are appended.
@@ -21,5 +22,6 @@ export function allMigrations(adapter: WarehouseAdapter): Record<string, Migrati
     "005_call_loads": callLoads(adapter),
     "006_single_flight": singleFlight(adapter),
     "007_run_quality": runQuality(adapter),
+    "008_item_reuse": itemReuse(adapter),
   };
 }

@@ -232,3 +232,28 @@ export function requestedIdentifiers(body: { patentId?: unknown; patentNumber?: 
   const list = typeof body.patentId === "string" ? body.patentId : body.patentNumber;
   return typeof list === "string" ? splitIdentifiers(list) : [];
 }
+
+/**
+ * The form spellings of one patent identifier share: `US 11234567 B2`, `us11234567b2` and
+ * `patent/US11234567B2/en` (a patentId) all become `US11234567B2`. The contract does not say how
+ * the service matches identifiers; this is the rule under which a record's `pn` names the asked
+ * identifier it answers.
+ *
+ * @example identifierKey(" patent/us11234567b2/en ") // "US11234567B2"
+ */
+export function identifierKey(identifier: string): string {
+  const trimmed = identifier.trim();
+  const path = /^patent\/([^/]+)(?:\/[a-z]{2})?$/i.exec(trimmed);
+  return (path ? (path[1] as string) : trimmed).replace(/\s+/g, "").toUpperCase();
+}
+
+/** The record members that name the patent a record is about (contract 4.4's record tables). */
+export const RECORD_IDENTIFIER_MEMBERS = ["pn", "patentId", "publicationNumber"] as const;
+
+/** The request members that carry identifiers, `patentId` first: it wins when both are given. */
+export const IDENTIFIER_MEMBERS = ["patentId", "patentNumber"] as const;
+
+/** Whether `slug` is a patent-identifier operation (its answer holds one or more records per identifier). */
+export function isPatentIdentifierSlug(slug: string): slug is PatentIdentifierSlug {
+  return Object.hasOwn(patentIdentifierOperations, slug);
+}

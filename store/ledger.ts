@@ -195,6 +195,16 @@ export async function freshHashes(
   freshnessMs: number,
   runId?: string,
 ): Promise<string[]> {
+  return (await freshStored(db, hashes, freshnessMs, runId)).map((f) => f.hash);
+}
+
+/** As `freshHashes`, saying of each whether `runId` stored it (a resumed run's own earlier part). */
+export async function freshStored(
+  db: Kysely<AnyDB>,
+  hashes: string[],
+  freshnessMs: number,
+  runId?: string,
+): Promise<{ hash: string; own: boolean }[]> {
   if (!hashes.length) return [];
   const rows = await db
     .selectFrom("skillsync_responses")
@@ -202,7 +212,9 @@ export async function freshHashes(
     .where("request_hash", "in", hashes)
     .execute();
   const fresh = isFresh(freshnessMs, runId);
-  return rows.filter(fresh).map((row) => row.request_hash as string);
+  return rows
+    .filter(fresh)
+    .map((row) => ({ hash: row.request_hash as string, own: runId !== undefined && row.run_id === runId }));
 }
 
 /** A stored answer's row (`received_at`, `run_id`) that may answer a call instead of paying for it. */

@@ -20,6 +20,10 @@ export interface RunCounters {
   columnsEmpty: number;
   /** Record members no column reads. */
   membersUnmapped: number;
+  /** Items of batches loaded from their stored parts or another run's call instead of being paid for. */
+  itemsReused: number;
+  /** What asking for those items would have cost. */
+  creditsSaved: number;
 }
 
 /** Counters of a run that has done nothing yet. */
@@ -34,6 +38,8 @@ export const zeroCounters = (): RunCounters => ({
   rowsRejected: 0,
   columnsEmpty: 0,
   membersUnmapped: 0,
+  itemsReused: 0,
+  creditsSaved: 0,
 });
 
 /** How a run ended: an exception, a ceiling, an interruption, refused or failed calls, or success. */
@@ -88,7 +94,13 @@ export function ownerAlive(row: { pid: unknown; host: unknown; heartbeat_at: unk
  */
 export type CarriedCounters = Pick<
   RunCounters,
-  "callsCached" | "callsShared" | "creditsSpent" | "rowsWritten" | "rowsRejected"
+  | "callsCached"
+  | "callsShared"
+  | "creditsSpent"
+  | "rowsWritten"
+  | "rowsRejected"
+  | "itemsReused"
+  | "creditsSaved"
 >;
 
 function carried(r: Record<string, unknown>): CarriedCounters {
@@ -98,6 +110,8 @@ function carried(r: Record<string, unknown>): CarriedCounters {
     creditsSpent: Number(r["credits_spent"] ?? 0),
     rowsWritten: Number(r["rows_written"] ?? 0),
     rowsRejected: Number(r["rows_rejected"] ?? 0),
+    itemsReused: Number(r["items_reused"] ?? 0),
+    creditsSaved: Number(r["credits_saved"] ?? 0),
   };
 }
 
@@ -119,6 +133,8 @@ export async function startRun(
       "credits_spent",
       "rows_written",
       "rows_rejected",
+      "items_reused",
+      "credits_saved",
     ])
     .where("run_key", "=", r.key)
     .where("status", "in", ["running", "ceiling", "interrupted", "failed"])
@@ -186,6 +202,8 @@ export async function updateRun(w: Warehouse, id: string, c: RunCounters): Promi
       rows_rejected: c.rowsRejected,
       columns_empty: c.columnsEmpty,
       members_unmapped: c.membersUnmapped,
+      items_reused: c.itemsReused,
+      credits_saved: c.creditsSaved,
       heartbeat_at: new Date().toISOString(),
     })
     .where("id", "=", id)
@@ -275,6 +293,8 @@ export function listRuns(w: Warehouse, limit: number) {
       "rows_rejected",
       "columns_empty",
       "members_unmapped",
+      "items_reused",
+      "credits_saved",
       "warnings",
       "stop_reason",
       "error",

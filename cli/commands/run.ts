@@ -27,6 +27,7 @@ interface RunFlags {
   json?: boolean;
   baseUrl?: string;
   strict?: boolean;
+  refresh?: boolean;
 }
 
 function withRunOptions(cmd: Command): Command {
@@ -48,6 +49,10 @@ function withRunOptions(cmd: Command): Command {
       "YAML price table: slug: credits-per-call, or slug: { perItem: n } (default SKILLSYNC_PRICES)",
     )
     .option("--base-url <url>", "Skill API base URL (default SKILL_API_BASE_URL)")
+    .option(
+      "--refresh",
+      "ask the API again for everything: no stored answer or item is reused (as freshness 0)",
+    )
     .option("--json", "print a machine-readable summary on stdout");
 }
 
@@ -103,6 +108,7 @@ async function runCommand(refs: string[], flags: RunFlags): Promise<void> {
         signal: abort.signal,
         sheet: sheets.reader,
         strict: flags.strict,
+        refresh: flags.refresh,
       });
       sheetLines = await sheets.pushOutputs(warehouse, pipelines, s, params);
       return s;
@@ -148,6 +154,7 @@ async function planCommand(refs: string[], flags: RunFlags): Promise<void> {
         prices,
         prepare: client.prepare.bind(client),
         sheet: sheets.reader,
+        refresh: flags.refresh,
       }),
     );
     if (flags.json) return printJson(plan);
@@ -159,6 +166,9 @@ async function planCommand(refs: string[], flags: RunFlags): Promise<void> {
         calls: p.calls,
         from_store: p.fromStore,
         more_pages_at_most: p.morePagesAtMost,
+        ...(plan.pipelines.some((x) => x.items)
+          ? { items_from_store: p.items?.fromStore ?? "-", items_to_pay: p.items?.toPay ?? "-" }
+          : {}),
         credits: p.credits,
         credits_at_most: p.creditsAtMost,
         fed_by: p.dependsOn ? chainNote(p.dependsOn) : "",

@@ -77,6 +77,12 @@ function printRun(id: string, d: RunDetail | undefined, json: boolean): void {
       rejects: p.rejects,
     })),
   );
+  const reused = Number(r["items_reused"] ?? 0);
+  if (reused) {
+    printLine(
+      `item reuse: ${reused} item(s) loaded from stored parts or another run's call · credits saved ${Number(r["credits_saved"] ?? 0)}`,
+    );
+  }
   for (const w of d.warnings) printLine(`warning: ${w}`);
   for (const p of d.pipelines) {
     for (const f of p.failures)

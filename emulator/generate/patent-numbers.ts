@@ -1,3 +1,4 @@
+import { identifierKey } from "../../schema/patent-identifier.js";
 import { hashSeed, type Rng } from "../random.js";
 
 /**
@@ -11,11 +12,7 @@ const LOOKS_LIKE = /^[A-Z]{2}\d{4,13}[A-Z]\d?$/;
 export const PATENT_COUNTRIES = ["US", "EP", "CN", "JP", "WO", "KR", "DE"] as const;
 
 /** `US11234567B2`, `patent/US11234567B2/en` or ` us11234567b2 ` → `US11234567B2`. */
-export function normalizePublicationNumber(identifier: string): string {
-  const trimmed = identifier.trim();
-  const path = /^patent\/([^/]+)(?:\/[a-z]{2})?$/i.exec(trimmed);
-  return (path ? (path[1] as string) : trimmed).replace(/\s+/g, "").toUpperCase();
-}
+export const normalizePublicationNumber = identifierKey;
 
 export function isKnownPublicationNumber(pn: string): boolean {
   return LOOKS_LIKE.test(pn) && hashSeed("patent-known", pn) % 10 !== 0;

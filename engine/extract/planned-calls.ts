@@ -5,6 +5,7 @@ import { type ParamValues, typedInput } from "../define/params.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import { billedItems, estimateCredits, type PriceTable } from "../define/prices.js";
 import { renderNumber, renderRequest } from "../define/template.js";
+import { type ItemKeys, type ItemSplit, itemKeys, itemSplitOf } from "./item-parts.js";
 
 /** Validates a request before anything is sent (the client's `prepare`). */
 export type Prepare = (slug: string, body: unknown) => { slug: string; body: Record<string, unknown> };
@@ -22,6 +23,8 @@ export interface PlannedCall {
   pageIndex: number;
   /** Records received so far for this input (pagination stops at `total`). */
   fetched: number;
+  /** A batch whose answer splits per item: its items and each one's key (item-parts.ts). */
+  parts?: ItemKeys | undefined;
 }
 
 /**
@@ -92,6 +95,10 @@ export interface CallFactory {
   /** The next page after `call` answered `data`, or undefined when the pages end. */
   next(call: PlannedCall, data: unknown): PlannedCall | undefined;
   maxPages: number;
+  /** Set when the pipeline's batches split per item: each item is paid once within its freshness. */
+  split: ItemSplit | undefined;
+  /** The batch call asking for exactly these items (at most one batch's worth). */
+  forItems(items: string[]): PlannedCall;
 }
 
 /** Forms a pipeline's calls: static members, one call per input value or per batch, and pages. */
@@ -105,12 +112,15 @@ export function callFactory(
   const maxPages = pg ? Math.max(1, renderNumber(pg.maxPages, params, 1)) : 1;
   const start = pg ? (pg.start ?? (pg.style === "offset" ? 0 : 1)) : 0;
 
+  const split = itemSplitOf(p);
+
   const make = (
     body: Record<string, unknown>,
     input: string | undefined,
     items: number,
     pageIndex: number,
     fetched: number,
+    group?: string[],
   ): PlannedCall => {
     const prepared = prepare(p.skill, body);
     // Priced as billed: the items counted in the body that will be sent, not the values packed.
@@ -124,18 +134,33 @@ export function callFactory(
       items: billed,
       pageIndex,
       fetched,
+      parts: split && group ? itemKeys(p.skill, split, prepared.body, group) : undefined,
     };
   };
 
   const withPage = (body: Record<string, unknown>) =>
     pg ? { ...body, [pg.member]: pg.style === "offset" ? String(start) : start } : body;
 
+  /** The first-page body of a batch of identifiers. */
+  const batchBody = (group: string[]): Record<string, unknown> => {
+    const joined = group.join(BATCH_SEPARATOR);
+    return withPage({
+      ...renderRequest(p.request, { ...params, [p.input!.name]: joined }),
+      [p.batch!.member]: joined,
+    });
+  };
+
   /** The first calls, rendered one at a time on demand: nothing is held per value but the value itself. */
   const firsts = (
     values: string[] | undefined,
   ): {
     count: number;
-    at(i: number): { body: Record<string, unknown>; input: string | undefined; items: number };
+    at(i: number): {
+      body: Record<string, unknown>;
+      input: string | undefined;
+      items: number;
+      group?: string[];
+    };
   } => {
     if (values === undefined) {
       return {
@@ -165,17 +190,12 @@ export function callFactory(
       const groups = packBatches(splitBatchValues(values), batch.size, batch.maxChars);
       return {
         count: groups.length,
-        at: (i) => {
-          const joined = groups[i]!.join(BATCH_SEPARATOR);
-          return {
-            body: withPage({
-              ...renderRequest(p.request, { ...params, [name]: joined }),
-              [batch.member]: joined,
-            }),
-            input: undefined,
-            items: groups[i]!.length,
-          };
-        },
+        at: (i) => ({
+          body: batchBody(groups[i]!),
+          input: undefined,
+          items: groups[i]!.length,
+          group: groups[i]!,
+        }),
       };
     }
     return {
@@ -230,11 +250,13 @@ export function callFactory(
 
   const first = (list: ReturnType<typeof firsts>, i: number): PlannedCall => {
     const f = list.at(i);
-    return make(f.body, f.input, f.items, 0, 0);
+    return make(f.body, f.input, f.items, 0, 0, f.group);
   };
 
   return {
     maxPages,
+    split,
+    forItems: (group) => make(batchBody(group), undefined, group.length, 0, 0, group),
     initial(values, checked = false) {
       const list = firsts(values);
       if (!checked) check(values, list);

@@ -3,6 +3,7 @@ import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
 import type { CreditCeilingError } from "../../core/errors.js";
 import { waiters } from "../../core/waiters.js";
 import { type Ceiling, ceilingError, tryReserveCredits } from "../../store/budget.js";
+import { claimItems, lookupItemClaims } from "../../store/item-flights.js";
 import { type CallRecord, insertReserved, type StoredResponse, storedResponses } from "../../store/ledger.js";
 import { reserveWholeGroup } from "../../store/reserve-sqlite.js";
 import {
@@ -18,10 +19,26 @@ import {
  * A reserved call's ledger id; or the fresh stored answer that makes the call needless; or the
  * same request in flight in another live run, whose answer the caller awaits (single-flight.ts).
  */
-export type Reserved = { callId: number } | { stored: StoredResponse } | { inFlight: InFlight };
+export type Reserved =
+  | { callId: number }
+  | { stored: StoredResponse }
+  | { inFlight: InFlight }
+  | { itemsTaken: ItemsTaken };
+
+/**
+ * Items of a batch that are not to be paid for by this call (keys: item hashes): a fresh stored
+ * part, or fetched right now by another live run's call. The caller takes those and reserves the
+ * rest as a smaller batch.
+ */
+export interface ItemsTaken {
+  fresh: string[];
+  inFlight: Map<string, InFlight>;
+}
 
 interface Waiting {
   record: CallRecord;
+  /** A batch split per item: its item hashes, claimed with the call (item-flights.ts). */
+  items: string[] | undefined;
   resolve(r: Reserved): void;
   reject(err: unknown): void;
 }
@@ -53,7 +70,10 @@ export function reservations(w: Warehouse, ceilings: Ceiling[], fresh?: FreshRul
       await new Promise<void>((resume) => setImmediate(resume));
       const group = queue.splice(0, 64);
       try {
-        const whole = await reserveWholly(group.map((g) => g.record));
+        // Items to claim take the general path, where their flights are looked up.
+        const whole = group.some((g) => g.items)
+          ? undefined
+          : await reserveWholly(group.map((g) => g.record));
         if (whole) {
           for (const [i, g] of group.entries()) g.resolve({ callId: whole.ids[i]! });
           continue;
@@ -73,15 +93,26 @@ export function reservations(w: Warehouse, ceilings: Ceiling[], fresh?: FreshRul
    */
   async function reserveInParts(group: Waiting[]): Promise<void> {
     const hashes = [...new Set(group.map((g) => g.record.requestHash))];
-    const { claims, toReserve, ids } = await w.transaction(async (tx) => {
-      if (sharesInFlight(fresh)) await w.adapter.serialize(tx.db, "reserve");
+    const itemHashes = group.flatMap((g) => g.items ?? []);
+    const { claims, items, toReserve, ids } = await w.transaction(async (tx) => {
+      const shares = sharesInFlight(fresh);
+      if (shares) await w.adapter.serialize(tx.db, "reserve");
       const claims = fresh ? await lookupClaims(tx.db, hashes, fresh) : NO_CLAIMS;
+      const items =
+        shares && itemHashes.length ? await lookupItemClaims(tx.db, itemHashes, fresh) : NO_CLAIMS;
       // A dead run's reservation is taken over: this group reserves the call anew.
-      await abandonCalls(tx.db, claims.abandoned);
+      await abandonCalls(tx.db, [...claims.abandoned, ...items.abandoned]);
       const taken = new Set([...claims.fresh, ...claims.inFlight.keys()]);
-      const toReserve = group.filter((g) => !taken.has(g.record.requestHash));
+      const takenItems = new Set([...items.fresh, ...items.inFlight.keys()]);
+      const toReserve = group.filter(
+        (g) => !taken.has(g.record.requestHash) && !g.items?.some((h) => takenItems.has(h)),
+      );
       const ids = toReserve.length ? await reserveGroup(tx.db, ceilings, toReserve) : [];
-      return { claims, toReserve, ids };
+      for (const [i, g] of toReserve.entries()) {
+        const id = ids[i];
+        if (g.items && typeof id === "number") await claimItems(tx.db, id, g.items);
+      }
+      return { claims, items, toReserve, ids };
     });
     toReserve.forEach((g, i) => {
       const r = ids[i]!;
@@ -90,7 +121,9 @@ export function reservations(w: Warehouse, ceilings: Ceiling[], fresh?: FreshRul
     });
     // Read after the commit: a stored answer is replaced, never removed.
     const stored = await storedResponses(w.db, claims.fresh);
+    const reserved = new Set(toReserve);
     for (const g of group) {
+      if (reserved.has(g)) continue;
       const hash = g.record.requestHash;
       const answer = stored.get(hash);
       const flight = claims.inFlight.get(hash);
@@ -98,6 +131,7 @@ export function reservations(w: Warehouse, ceilings: Ceiling[], fresh?: FreshRul
       else if (flight) g.resolve({ inFlight: flight });
       else if (claims.fresh.includes(hash))
         g.reject(new Error(`the stored answer of ${hash} could not be read`));
+      else if (g.items) g.resolve({ itemsTaken: itemsTakenOf(g.items, items) });
     }
   }
 
@@ -112,9 +146,10 @@ export function reservations(w: Warehouse, ceilings: Ceiling[], fresh?: FreshRul
   }
 
   return {
-    reserve: (record: CallRecord) =>
+    /** `items`: the item hashes of a batch split per item, claimed with it (when `fresh` shares flights). */
+    reserve: (record: CallRecord, items?: string[]) =>
       new Promise<Reserved>((resolve, reject) => {
-        queue.push({ record, resolve, reject });
+        queue.push({ record, items: items?.length ? items : undefined, resolve, reject });
         if (!running) {
           running = true;
           void pump();
@@ -123,6 +158,17 @@ export function reservations(w: Warehouse, ceilings: Ceiling[], fresh?: FreshRul
     /** Resolves when no reservation waits or runs: loading can take the database without delaying a call. */
     idle: (): Promise<void> => (running ? idle.wait() : Promise.resolve()),
   };
+}
+
+/** Which of a batch's items the lookup found taken. */
+function itemsTakenOf(items: string[], claims: Claims): ItemsTaken {
+  const inFlight = new Map<string, InFlight>();
+  for (const h of items) {
+    const flight = claims.inFlight.get(h);
+    if (flight) inFlight.set(h, flight);
+  }
+  const fresh = new Set(claims.fresh);
+  return { fresh: items.filter((h) => fresh.has(h)), inFlight };
 }
 
 /** Each call's ledger id, or the error refusing it. */

@@ -12,6 +12,7 @@ import {
 } from "../../store/ledger.js";
 import type { ParamValues } from "../define/params.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
+import { partsToStore } from "../extract/item-parts.js";
 import type { PlannedCall } from "../extract/planned-calls.js";
 import type { CompiledMapping } from "../normalize/mapping.js";
 import type { Normalised, Reject, Row } from "../normalize/row.js";
@@ -187,15 +188,12 @@ export async function storePaid(
   );
   await storeResponses(
     db,
-    paid.map(({ a, ledger }) => ({
-      hash: a.call.hash,
-      skill: p.skill,
-      request: a.call.body,
-      data: a.data,
-      traceId: ledger.traceId,
-      runId,
-      receivedAt: a.receivedAt,
-    })),
+    paid.flatMap(({ a, ledger }) => {
+      const stored = { skill: p.skill, traceId: ledger.traceId, runId, receivedAt: a.receivedAt };
+      // Each item's part too, in the same transaction: an item is fresh exactly when its batch is stored.
+      const parts = partsToStore(p, a.call, a.data).map((part) => ({ ...stored, ...part }));
+      return [{ ...stored, hash: a.call.hash, request: a.call.body, data: a.data }, ...parts];
+    }),
   );
   await finishSucceeded(
     db,

@@ -4,8 +4,10 @@ import { resolveInput, type SheetReader } from "../define/inputs.js";
 import type { ParamValue } from "../define/params.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import { loadPrices, type PriceTable } from "../define/prices.js";
-import { callFactory, type Prepare } from "../extract/planned-calls.js";
+import { type CallFactory, callFactory, type Prepare, splitBatchValues } from "../extract/planned-calls.js";
+import { partitionFresh } from "./item-reuse.js";
 import { type ChainBound, chainBound, rowsAtMost, upstreamOf } from "./plan-chain.js";
+import type { Compiled } from "./prepare.js";
 import { preparePipelines } from "./runner.js";
 
 export interface PipelinePlan {
@@ -32,6 +34,11 @@ export interface PipelinePlan {
   rowsAtMost: number | null;
   /** A few of the requests, as they would be sent. */
   sample: Record<string, unknown>[];
+  /**
+   * A batched pipeline whose answers split per item: identifiers asked for, those with a fresh
+   * part in the store (loaded for 0 credits), and those the calls will pay for.
+   */
+  items?: { asked: number; fromStore: number; toPay: number };
 }
 
 /**
@@ -47,6 +54,8 @@ export async function planPipelines(o: {
   prices?: PriceTable | undefined;
   prepare: Prepare;
   sheet?: SheetReader | undefined;
+  /** `--refresh`: nothing from the store, every call paid. */
+  refresh?: boolean | undefined;
 }): Promise<{
   pipelines: PipelinePlan[];
   credits: number;
@@ -55,13 +64,15 @@ export async function planPipelines(o: {
   unbounded: string[];
 }> {
   const compiled = await preparePipelines(o.warehouse, o.pipelines, o.params ?? {});
+  if (o.refresh) for (const c of compiled) c.freshnessMs = 0;
   const prices = o.prices ?? loadPrices();
   const out: PipelinePlan[] = [];
   for (const c of compiled) {
     const p = c.pipeline;
     const values = await resolveInput(p, { warehouse: o.warehouse, params: c.params, sheet: o.sheet });
     const factory = callFactory(p, c.params, prices, o.prepare);
-    const calls = factory.all(values);
+    const items = await itemsToPay(o.warehouse, c, factory, values, o.refresh === true);
+    const calls = factory.all(items ? items.toPay : values);
     // Which calls the store answers: one query per 500 calls, no stored body read.
     const stored = new Set<string>();
     for (let i = 0; i < calls.length; i += 500) {
@@ -99,6 +110,9 @@ export async function planPipelines(o: {
           : null
         : rowsAtMost(p, calls, factory.maxPages),
       sample: calls.slice(0, 3).map((x) => x.body),
+      ...(items
+        ? { items: { asked: items.asked, fromStore: items.fromStore, toPay: items.toPay.length } }
+        : {}),
     });
   }
   return {
@@ -107,4 +121,23 @@ export async function planPipelines(o: {
     creditsAtMost: out.reduce((s, x) => s + x.creditsAtMost, 0),
     unbounded: out.filter((x) => x.dependsOn && x.dependsOn.creditsAtMost === null).map((x) => x.pipeline),
   };
+}
+
+/** The identifiers a batched pipeline split per item would still pay for (undefined when it does not split). */
+async function itemsToPay(
+  w: Warehouse,
+  c: Compiled,
+  factory: CallFactory,
+  values: string[] | undefined,
+  refresh: boolean,
+): Promise<{ asked: number; fromStore: number; toPay: string[] } | undefined> {
+  if (!factory.split || !values) return undefined;
+  const items = splitBatchValues(values);
+  if (refresh || c.freshnessMs <= 0) return { asked: items.length, fromStore: 0, toPay: items };
+  // No run is resumed by a plan: nothing counts as this run's own.
+  const { fresh, rest } = await partitionFresh(w, factory, factory.split, items, {
+    freshnessMs: c.freshnessMs,
+    runId: "(plan)",
+  });
+  return { asked: items.length, fromStore: fresh.length, toPay: rest };
 }

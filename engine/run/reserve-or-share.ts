@@ -1,6 +1,6 @@
 import { type CallRecord, finishCall, insertCall, type StoredResponse } from "../../store/ledger.js";
 import { awaitFlight } from "../extract/await-flight.js";
-import type { Reserved } from "../extract/reservations.js";
+import type { ItemsTaken, Reserved } from "../extract/reservations.js";
 import type { RunSession } from "./session.js";
 
 /** What a call gets before it is sent: a ledger id to send under, a stored or shared answer, or nothing. */
@@ -8,6 +8,7 @@ export type Claim =
   | { callId: number }
   | { stored: StoredResponse }
   | { shared: StoredResponse }
+  | { itemsTaken: ItemsTaken }
   | { error: unknown }
   | { skipped: true };
 
@@ -20,11 +21,12 @@ export type Claim =
 export async function reserveOrShare(
   s: RunSession,
   record: CallRecord,
-  reserve: (record: CallRecord) => Promise<Reserved>,
+  reserve: (record: CallRecord, items?: string[]) => Promise<Reserved>,
   pipelineStop: { stop: boolean; failed: number },
+  items?: string[],
 ): Promise<Claim> {
   for (;;) {
-    const r = await reserve(record).catch((error: unknown) => ({ error }));
+    const r = await reserve(record, items).catch((error: unknown) => ({ error }));
     if (!("inFlight" in r)) return r;
     const end = await awaitFlight(s.warehouse, r.inFlight, {
       stopped: () => s.state.stop || pipelineStop.stop,
@@ -48,7 +50,7 @@ export async function reserveOrShare(
 }
 
 /** A call given up without being sent: a failed ledger row (0 credits) and a failure of the run. */
-async function failWithoutSending(
+export async function failWithoutSending(
   s: RunSession,
   record: CallRecord,
   code: string,

@@ -6,13 +6,20 @@ import { resolveInput, type SheetReader, staticInput } from "../define/inputs.js
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import type { PriceTable } from "../define/prices.js";
 import { paidCall, succeeded } from "../extract/paid-call.js";
-import { type CallFactory, type CallPlan, callFactory, type PlannedCall } from "../extract/planned-calls.js";
+import {
+  type CallFactory,
+  type CallPlan,
+  callFactory,
+  type PlannedCall,
+  splitBatchValues,
+} from "../extract/planned-calls.js";
 import { type Reserved, reservations } from "../extract/reservations.js";
 import type { SkillCaller } from "../extract/skill-caller.js";
 import { answerQueue } from "../load/answer-queue.js";
 import { type Answer, loadAnswers, storePaid } from "../load/load-response.js";
 import { dropOtherRuns } from "../load/write-rows.js";
 import { runReportCalls } from "../reports/index.js";
+import { type ItemRun, loadFreshItems, partitionFresh, type TakenItems, takeItems } from "./item-reuse.js";
 import type { Compiled } from "./prepare.js";
 import { type PipelineQuality, pipelineQuality } from "./quality.js";
 import { reserveOrShare } from "./reserve-or-share.js";
@@ -38,9 +45,12 @@ export async function runPipeline(s: RunSession, env: RunEnv, c: Compiled): Prom
   const values =
     known === "dynamic" ? await resolveInput(p, { warehouse: w, params: c.params, sheet: env.sheet }) : known;
   const factory = callFactory(p, c.params, env.prices, env.client.prepare.bind(env.client));
-  const calls = factory.initial(values, known !== "dynamic");
+  const items = await freshItemsFirst(s, c, factory, values);
+  const calls = factory.initial(items.toAsk, known !== "dynamic");
   counters.callsPlanned += calls.count;
-  report(`${p.name}: ${calls.count} call(s) planned`);
+  report(
+    `${p.name}: ${calls.count} call(s) planned${items.fresh.length ? `; ${items.fresh.length} item(s) fresh in the store` : ""}`,
+  );
   const ceilings = p.maxCredits
     ? [
         ...s.ceilings,
@@ -65,7 +75,26 @@ export async function runPipeline(s: RunSession, env: RunEnv, c: Compiled): Prom
     };
     return runReportCalls({ ...run, ...c, warehouse: w, client: env.client });
   }
-  return runCalls(s, env, c, factory, calls, ceilings);
+  return runCalls(s, env, c, factory, calls, ceilings, items);
+}
+
+/**
+ * A batched pipeline whose answers split per item asks only for the items the store has no fresh
+ * part of (nor this run stored before it was interrupted): the rest are loaded from their parts.
+ */
+async function freshItemsFirst(
+  s: RunSession,
+  c: Compiled,
+  factory: CallFactory,
+  values: string[] | undefined,
+): Promise<{ toAsk: string[] | undefined; fresh: string[]; own: string[] }> {
+  const split = factory.split;
+  if (!split || !values || !(c.freshnessMs > 0 || s.resumed)) return { toAsk: values, fresh: [], own: [] };
+  const { fresh, own, rest } = await partitionFresh(s.warehouse, factory, split, splitBatchValues(values), {
+    freshnessMs: c.freshnessMs,
+    runId: s.runId,
+  });
+  return { toAsk: rest, fresh, own };
 }
 
 /** A pipeline's calls through a fixed set of workers; answers load in groups behind them. */
@@ -76,6 +105,7 @@ async function runCalls(
   factory: CallFactory,
   calls: CallPlan,
   ceilings: Ceiling[],
+  freshItems: { fresh: string[]; own: string[] } = { fresh: [], own: [] },
 ): Promise<void> {
   const { warehouse: w, runId, counters, state, report } = s;
   const p = c.pipeline;
@@ -106,6 +136,17 @@ async function runCalls(
   // 100,000 pending tasks: planned calls are formed as they are taken, next pages queue behind them.
   const planned = calls[Symbol.iterator]();
   const pages: PlannedCall[] = [];
+  const itemRun = factory.split
+    ? { pipeline: p.name, factory, split: factory.split, size: p.batch?.size ?? 100 }
+    : undefined;
+  if (itemRun) {
+    // Parts gone since planning (a pruned store) are asked for after all.
+    const missing = await loadFreshItems(s, itemRun, freshItems, (a) => answers.push(a));
+    for (let i = 0; i < missing.length; i += itemRun.size) {
+      counters.callsPlanned++;
+      pages.push(factory.forItems(missing.slice(i, i + itemRun.size)));
+    }
+  }
   let active = 0;
   const waiting = waiters();
   const worker = async (): Promise<void> => {
@@ -121,8 +162,25 @@ async function runCalls(
       }
       active++;
       try {
-        const got = await execute(s, env, c, call, ceilings, reserving.reserve, pipelineState, quality);
-        if (got) {
+        const got = await execute(
+          s,
+          env,
+          c,
+          call,
+          ceilings,
+          reserving.reserve,
+          pipelineState,
+          quality,
+          itemRun,
+        );
+        if (got && "taken" in got) {
+          // Some of the batch's items came from the store or another run: the rest go as a smaller batch.
+          for (const a of got.taken.answers) await answers.push(a);
+          if (got.taken.retry) {
+            pages.push(got.taken.retry);
+            waiting.wakeAll();
+          }
+        } else if (got) {
           const next = factory.next(call, got.data);
           if (next) {
             counters.callsPlanned++;
@@ -183,22 +241,24 @@ async function execute(
   c: Compiled,
   call: PlannedCall,
   ceilings: Ceiling[],
-  reserve: (record: CallRecord) => Promise<Reserved>,
+  reserve: (record: CallRecord, items?: string[]) => Promise<Reserved>,
   ps: { stop: boolean; failed: number },
   quality: PipelineQuality,
-): Promise<{ data: unknown; answer: Answer | undefined } | undefined> {
+  itemRun: ItemRun | undefined,
+): Promise<{ data: unknown; answer: Answer | undefined } | { taken: TakenItems } | undefined> {
   const { warehouse: w, runId, resumed, counters, failures, state, report } = s;
   const p = c.pipeline;
   // The store is looked at and, when it has no fresh answer and no other run has the same
-  // request in flight, the call reserved: in one transaction shared with the calls asking at the
-  // same moment.
-  const first = await reserveOrShare(
-    s,
-    { runId, pipeline: p.name, skill: p.skill, requestHash: call.hash, credits: call.credits },
-    reserve,
-    ps,
-  );
+  // request in flight (nor, for a batch split per item, any of its items), the call reserved: in
+  // one transaction shared with the calls asking at the same moment.
+  const record = { runId, pipeline: p.name, skill: p.skill, requestHash: call.hash, credits: call.credits };
+  const items = itemRun && c.freshnessMs > 0 ? call.parts?.hashes : undefined;
+  const first = await reserveOrShare(s, record, reserve, ps, items);
   if ("skipped" in first) return undefined;
+  if ("itemsTaken" in first) {
+    const taken = await takeItems(s, itemRun!, call, first.itemsTaken, ps);
+    return taken ? { taken } : undefined;
+  }
   if ("shared" in first) {
     // Another run's call of the same request, answered while this one waited: loaded as ours, free.
     counters.callsShared++;

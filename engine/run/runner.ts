@@ -33,6 +33,8 @@ export interface RunOptions {
   sheet?: SheetReader | undefined;
   /** Rejected records, empty columns and unmapped members fail the run (`--strict`). */
   strict?: boolean | undefined;
+  /** `--refresh`: every pipeline's freshness is 0 for this run: nothing reused from the store, every item paid again. */
+  refresh?: boolean | undefined;
   /** Called once the run has its id (new or resumed), before any call is made. */
   onStart?: ((runId: string, resumed: boolean) => void) | undefined;
 }
@@ -74,6 +76,7 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
   const compiled = await preparePipelines(o.warehouse, o.pipelines, given, (params) =>
     preflight(o.pipelines, params, prices, o.client.prepare.bind(o.client)),
   );
+  if (o.refresh) for (const c of compiled) c.freshnessMs = 0;
   const env = {
     client: o.client,
     prices,

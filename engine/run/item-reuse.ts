@@ -1,0 +1,267 @@
+import type { Warehouse } from "../../connectors/warehouse/open.js";
+import { freshStored, type StoredResponse, storedResponses } from "../../store/ledger.js";
+import type { InFlight } from "../../store/single-flight.js";
+import { awaitFlight } from "../extract/await-flight.js";
+import { type ItemSplit, itemKeys, joinParts } from "../extract/item-parts.js";
+import type { CallFactory, PlannedCall } from "../extract/planned-calls.js";
+import type { ItemsTaken } from "../extract/reservations.js";
+import type { Answer } from "../load/load-response.js";
+import { failWithoutSending } from "./reserve-or-share.js";
+import type { RunSession } from "./session.js";
+
+type Data = Record<string, unknown>;
+
+/** Each item's key (the hash of the request asking for it alone), formed from one prepared request. */
+export function itemHashes(factory: CallFactory, split: ItemSplit, items: string[]): string[] {
+  if (!items.length) return [];
+  const probe = factory.forItems([items[0]!]);
+  return itemKeys(probe.skill, split, probe.body, items).hashes;
+}
+
+/**
+ * Splits a batched pipeline's items into those whose part is fresh in the store, those this run
+ * stored before it was interrupted (`own`: loaded again, not counted as reused), and those to ask
+ * for: one query per 500 items.
+ */
+export async function partitionFresh(
+  w: Warehouse,
+  factory: CallFactory,
+  split: ItemSplit,
+  items: string[],
+  rule: { freshnessMs: number; runId: string },
+): Promise<{ fresh: string[]; own: string[]; rest: string[] }> {
+  const hashes = itemHashes(factory, split, items);
+  const found = new Map<string, boolean>();
+  for (let i = 0; i < hashes.length; i += 500) {
+    const some = await freshStored(w.db, hashes.slice(i, i + 500), rule.freshnessMs, rule.runId);
+    for (const f of some) found.set(f.hash, f.own);
+  }
+  const out = { fresh: [] as string[], own: [] as string[], rest: [] as string[] };
+  items.forEach((item, i) => {
+    const own = found.get(hashes[i]!);
+    (own === undefined ? out.rest : own ? out.own : out.fresh).push(item);
+  });
+  return out;
+}
+
+/** What reused items bring: answers to load for 0 credits, how many items, and what asking would have cost. */
+export interface Reused {
+  kind: "cached" | "shared";
+  answers: Answer[];
+  items: number;
+  creditsSaved: number;
+}
+
+/**
+ * Answers that load stored item parts as the batches asking for them would have: parts of one
+ * fetch together (their `observedAt` is that fetch's), at most a batch's worth each. `kind`:
+ * `cached` for parts found in the store, `shared` for parts another run's call brought.
+ */
+export function reusedAnswers(
+  factory: CallFactory,
+  split: ItemSplit,
+  parts: { item: string; stored: StoredResponse }[],
+  kind: "cached" | "shared",
+  size: number,
+): Reused {
+  const byFetch = new Map<string, { item: string; data: Data }[]>();
+  for (const { item, stored } of parts) {
+    const list = byFetch.get(stored.receivedAt) ?? [];
+    list.push({ item, data: stored.data });
+    byFetch.set(stored.receivedAt, list);
+  }
+  const answers: Answer[] = [];
+  let creditsSaved = 0;
+  for (const [receivedAt, list] of byFetch) {
+    for (let i = 0; i < list.length; i += size) {
+      const chunk = list.slice(i, i + size);
+      const call = factory.forItems(chunk.map((x) => x.item));
+      creditsSaved += call.credits;
+      answers.push({
+        call,
+        data: joinParts(
+          split,
+          chunk.map((x) => x.data),
+        ),
+        receivedAt,
+        ledger: { kind },
+      });
+    }
+  }
+  return { kind, answers, items: parts.length, creditsSaved };
+}
+
+/** The stored parts of these items (by item), read in groups of 500. */
+export async function storedParts(
+  w: Warehouse,
+  items: string[],
+  hashes: string[],
+): Promise<{ item: string; stored: StoredResponse }[]> {
+  const out: { item: string; stored: StoredResponse }[] = [];
+  for (let i = 0; i < hashes.length; i += 500) {
+    const got = await storedResponses(w.db, hashes.slice(i, i + 500));
+    for (let j = i; j < Math.min(hashes.length, i + 500); j++) {
+      const stored = got.get(hashes[j]!);
+      if (stored) out.push({ item: items[j]!, stored });
+    }
+  }
+  return out;
+}
+
+/** How the taken items of a batch ended for this run. */
+export interface Settled {
+  /** Answers loading the parts found in the store or brought by another run's call. */
+  reused: Reused[];
+  /** Items still to pay for: their other call ended without their part, or a stored part was gone. */
+  remaining: string[];
+  /** Items whose other call was sent and lost after it may have been billed, or is still in flight after the time-out. */
+  unresolved: { items: string[]; kind: "ambiguous" | "timeout"; runId: string }[];
+  stopped: boolean;
+}
+
+/**
+ * Settles the items a reservation found taken: fresh parts are read from the store; items another
+ * live run is fetching are awaited (one wait per call of that run), then read as that call stored
+ * them. Whatever did not come stays to be paid for by this run, in a smaller batch.
+ */
+export async function settleTaken(
+  w: Warehouse,
+  o: { factory: CallFactory; split: ItemSplit; size: number },
+  call: PlannedCall,
+  taken: ItemsTaken,
+  stopped: () => boolean,
+): Promise<Settled> {
+  const { items, hashes } = call.parts!;
+  const itemOf = new Map(hashes.map((h, i) => [h, items[i]!]));
+  const out: Settled = { reused: [], remaining: [], unresolved: [], stopped: false };
+  const fresh = await storedParts(
+    w,
+    taken.fresh.map((h) => itemOf.get(h)!),
+    taken.fresh,
+  );
+  out.reused.push(reusedAnswers(o.factory, o.split, fresh, "cached", o.size));
+  const gotFresh = new Set(fresh.map((p) => p.item));
+  const byCall = new Map<number, { flight: InFlight; hashes: string[] }>();
+  for (const [h, flight] of taken.inFlight) {
+    const entry = byCall.get(flight.callId) ?? { flight, hashes: [] };
+    entry.hashes.push(h);
+    byCall.set(flight.callId, entry);
+  }
+  for (const { flight, hashes: its } of byCall.values()) {
+    const end = await awaitFlight(w, { ...flight, hash: its[0]! }, { stopped });
+    const list = its.map((h) => itemOf.get(h)!);
+    if (end.kind === "stopped") {
+      out.stopped = true;
+      return out;
+    }
+    if (end.kind === "ambiguous" || end.kind === "timeout") {
+      out.unresolved.push({ items: list, kind: end.kind, runId: flight.runId });
+      continue;
+    }
+    const parts = end.kind === "answered" ? await storedParts(w, list, its) : [];
+    out.reused.push(reusedAnswers(o.factory, o.split, parts, "shared", o.size));
+    const got = new Set(parts.map((p) => p.item));
+    out.remaining.push(...list.filter((item) => !got.has(item)));
+  }
+  // Items nobody had, and fresh parts no longer readable: this run asks for them.
+  const claimed = new Set([...taken.fresh, ...taken.inFlight.keys()]);
+  out.remaining.push(...items.filter((_, i) => !claimed.has(hashes[i]!)));
+  out.remaining.push(...taken.fresh.map((h) => itemOf.get(h)!).filter((item) => !gotFresh.has(item)));
+  return out;
+}
+
+/** A batched pipeline whose answers split per item, as its run needs it. */
+export interface ItemRun {
+  pipeline: string;
+  factory: CallFactory;
+  split: ItemSplit;
+  /** Items per batch at most. */
+  size: number;
+}
+
+/** Counts reused answers in the run's counters; `own` parts (a resumed run's) saved nothing. */
+function count(s: RunSession, r: Reused, own = false): void {
+  const c = s.counters;
+  c.callsPlanned += r.answers.length;
+  if (r.kind === "cached") c.callsCached += r.answers.length;
+  else c.callsShared += r.answers.length;
+  if (own) return;
+  c.itemsReused += r.items;
+  c.creditsSaved += r.creditsSaved;
+}
+
+/**
+ * Loads the parts of items found fresh when the run was planned (a thousand items at a time, so a
+ * long list is never held whole). Returns the items whose part could no longer be read.
+ */
+export async function loadFreshItems(
+  s: RunSession,
+  ir: ItemRun,
+  items: { fresh: string[]; own: string[] },
+  push: (a: Answer) => Promise<void>,
+): Promise<string[]> {
+  const missing: string[] = [];
+  for (const [list, own] of [
+    [items.fresh, false],
+    [items.own, true],
+  ] as const) {
+    for (let i = 0; i < list.length; i += 1000) {
+      const chunk = list.slice(i, i + 1000);
+      const parts = await storedParts(s.warehouse, chunk, itemHashes(ir.factory, ir.split, chunk));
+      const got = new Set(parts.map((x) => x.item));
+      missing.push(...chunk.filter((item) => !got.has(item)));
+      const r = reusedAnswers(ir.factory, ir.split, parts, "cached", ir.size);
+      count(s, r, own);
+      for (const a of r.answers) await push(a);
+    }
+  }
+  return missing;
+}
+
+/** The answers that load a batch's taken items, and the smaller batch left to pay for, if any. */
+export interface TakenItems {
+  answers: Answer[];
+  retry: PlannedCall | undefined;
+}
+
+/**
+ * A batch some of whose items were taken when it was to be reserved: those items are loaded from
+ * the store or awaited from the other run; items whose other call may have been billed without an
+ * answer fail without being sent (as a call of the same request would). Undefined when the run
+ * stopped while waiting.
+ */
+export async function takeItems(
+  s: RunSession,
+  ir: ItemRun,
+  call: PlannedCall,
+  taken: ItemsTaken,
+  ps: { stop: boolean; failed: number },
+): Promise<TakenItems | undefined> {
+  const settled = await settleTaken(s.warehouse, ir, call, taken, () => s.state.stop || ps.stop);
+  if (settled.stopped) return undefined;
+  for (const r of settled.reused) count(s, r);
+  for (const u of settled.unresolved) {
+    const message =
+      u.kind === "ambiguous"
+        ? `run ${u.runId} asked for ${u.items.length} of these items and lost its answer after it may have been billed; not sent again so as not to pay twice: check the account's usage, then run again`
+        : `run ${u.runId} has had ${u.items.length} of these items in flight for over 10 minutes; not sent so as not to pay twice: run again once that run has ended`;
+    const record = {
+      runId: s.runId,
+      pipeline: ir.pipeline,
+      skill: call.skill,
+      requestHash: ir.factory.forItems(u.items).hash,
+      credits: 0,
+    };
+    await failWithoutSending(
+      s,
+      record,
+      u.kind === "ambiguous" ? "SHARED_AMBIGUOUS" : "SHARED_TIMEOUT",
+      message,
+    );
+    ps.failed++;
+  }
+  const retry = settled.remaining.length ? ir.factory.forItems(settled.remaining) : undefined;
+  // The batch as planned is replaced by these answers and the smaller batch.
+  if (!retry) s.counters.callsPlanned--;
+  return { answers: settled.reused.flatMap((r) => r.answers), retry };
+}
