@@ -243,8 +243,8 @@ export async function takeItems(
   for (const u of settled.unresolved) {
     const message =
       u.kind === "ambiguous"
-        ? `run ${u.runId} asked for ${u.items.length} of these items and lost its answer after it may have been billed; not sent again so as not to pay twice: check the account's usage, then run again`
-        : `run ${u.runId} has had ${u.items.length} of these items in flight for over 10 minutes; not sent so as not to pay twice: run again once that run has ended`;
+        ? `run ${u.runId} asked for ${u.items.length} of this batch's identifiers (${u.items[0]}…) and lost its answer after it may have been billed; not sent again so as not to pay twice: check the account's usage, then run again`
+        : `run ${u.runId} has had ${u.items.length} of this batch's identifiers (${u.items[0]}…) in flight for over 10 minutes; not sent so as not to pay twice: run again once that run has ended`;
     const record = {
       runId: s.runId,
       pipeline: ir.pipeline,

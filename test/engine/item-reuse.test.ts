@@ -143,9 +143,10 @@ describe.each(WAREHOUSE_KINDS)("per-item reuse on %s", (kind) => {
 
     it("two processes at once with overlapping lists: each item paid once, awaited by the other", async () => {
       // Latency keeps each batch in flight while the other process plans and reserves.
-      const { emulator } = await emulatorWithClient({ latencyMs: 400 });
+      const { emulator } = await emulatorWithClient({ latencyMs: 300 });
       const db = freshWarehouseUrl(kind);
-      const startAt = Date.now() + 4000;
+      // A child that starts late finds the overlap stored instead of in flight: still paid once.
+      const startAt = Date.now() + 2500;
       const spec = (patent: string[]) => ({
         pipelines: ["patent-bibliography"],
         params: { patent },
