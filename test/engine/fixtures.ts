@@ -1,5 +1,5 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
@@ -29,6 +29,25 @@ export const firstCall = (skill: string, hash: string, body: Record<string, unkn
 
 export const builtin = (...names: string[]) => names.map((n) => loadPipeline(n));
 
+/** A running run "other" of `pipeline`, owned by `pid` on this host (single-flight tests' other run). */
+export async function insertOtherRun(w: Warehouse, pipeline: string, pid: number): Promise<void> {
+  const now = new Date().toISOString();
+  await w.db
+    .insertInto("skillsync_runs")
+    .values({
+      id: "other",
+      run_key: "other",
+      pipelines: JSON.stringify([pipeline]),
+      trigger: "manual",
+      status: "running",
+      pid,
+      host: hostname(),
+      started_at: now,
+      heartbeat_at: now,
+    })
+    .execute();
+}
+
 export async function count(w: Warehouse, table: string, where = "1=1"): Promise<number> {
   const r = await sql.raw<{ n: number }>(`select count(*) as n from ${table} where ${where}`).execute(w.db);
   return Number(r.rows[0]?.n ?? 0);
@@ -57,3 +76,21 @@ records:
     asin: text
     price: { from: price, type: number, transform: money }
 ${extra}`;
+
+/**
+ * A run's `onStart`, and `meanwhile(fn)`: `fn` 300 ms after that run started, while it waits for
+ * another run's call.
+ */
+export function whileRunWaits(): {
+  onStart: () => void;
+  meanwhile: (fn: () => Promise<void>) => Promise<void>;
+} {
+  let started: () => void = () => {};
+  const running = new Promise<void>((r) => {
+    started = r;
+  });
+  return {
+    onStart: () => started(),
+    meanwhile: (fn) => running.then(() => new Promise<void>((r) => setTimeout(r, 300))).then(fn),
+  };
+}

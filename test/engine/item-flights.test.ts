@@ -1,4 +1,3 @@
-import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
 import { openWarehouse } from "../../connectors/warehouse/open.js";
 import { loadPipeline } from "../../engine/define/pipeline-file.js";
@@ -10,7 +9,7 @@ import { finishCall, insertCall, storeResponse } from "../../store/ledger.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { emulatorWithClient } from "../helpers/emulator.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
-import { rows } from "./fixtures.js";
+import { insertOtherRun, rows, whileRunWaits } from "./fixtures.js";
 
 // Above Linux's largest pid (2^22): no process has it.
 const DEAD_PID = 4_194_400;
@@ -26,40 +25,14 @@ async function withOtherBatchInFlight(kind: "sqlite" | "postgres", pid: number) 
   await migrateToLatest(w);
   const p = loadPipeline("patent-bibliography");
   const factory = callFactory(p, {}, loadPrices(), client.prepare.bind(client));
-  const now = new Date().toISOString();
-  await w.db
-    .insertInto("skillsync_runs")
-    .values({
-      id: "other",
-      run_key: "other",
-      pipelines: JSON.stringify([p.name]),
-      trigger: "manual",
-      status: "running",
-      pid,
-      host: hostname(),
-      started_at: now,
-      heartbeat_at: now,
-    })
-    .execute();
+  await insertOtherRun(w, p.name, pid);
   const batch = factory.forItems([A, B]);
   const record = { runId: "other", pipeline: p.name, skill: p.skill, requestHash: batch.hash, credits: 2 };
   const callId = await insertCall(w.db, record, "reserved");
   await claimItems(w.db, callId, batch.parts!.hashes);
-  let started: () => void = () => {};
-  const running = new Promise<void>((r) => {
-    started = r;
-  });
+  const { onStart, meanwhile } = whileRunWaits();
   const run = () =>
-    runPipelines({
-      warehouse: w,
-      client,
-      pipelines: [p],
-      params: { patent: [A, C] },
-      onStart: () => started(),
-    });
-  // The other run's call ends 300 ms after this run started, while it waits.
-  const meanwhile = (fn: () => Promise<void>) =>
-    running.then(() => new Promise<void>((r) => setTimeout(r, 300))).then(fn);
+    runPipelines({ warehouse: w, client, pipelines: [p], params: { patent: [A, C] }, onStart });
   const paidItems = () => emulator.ledger().calls.flatMap((c) => (c.credits > 0 ? (c.items ?? []) : []));
   return { w, callId, itemHashA: batch.parts!.hashes[0]!, run, meanwhile, paidItems };
 }

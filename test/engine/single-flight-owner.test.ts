@@ -1,4 +1,3 @@
-import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
 import { runPipelines } from "../../engine/run/runner.js";
@@ -6,7 +5,7 @@ import { finishCall, insertCall, storedResponses, storeResponse } from "../../st
 import { migrateToLatest } from "../../store/migrate.js";
 import { emulatorWithClient } from "../helpers/emulator.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
-import { builtin, rows } from "./fixtures.js";
+import { builtin, insertOtherRun, rows, whileRunWaits } from "./fixtures.js";
 
 // Above Linux's largest pid (2^22): no process has it.
 const DEAD_PID = 4_194_400;
@@ -25,21 +24,7 @@ async function withOtherRunInFlight(kind: "sqlite" | "postgres", pid: number) {
 
   const w = await openWarehouse(freshWarehouseUrl(kind));
   await migrateToLatest(w);
-  const now = new Date().toISOString();
-  await w.db
-    .insertInto("skillsync_runs")
-    .values({
-      id: "other",
-      run_key: "other",
-      pipelines: JSON.stringify(["marketplace-search"]),
-      trigger: "manual",
-      status: "running",
-      pid,
-      host: hostname(),
-      started_at: now,
-      heartbeat_at: now,
-    })
-    .execute();
+  await insertOtherRun(w, "marketplace-search", pid);
   const record = {
     runId: "other",
     pipeline: "marketplace-search",
@@ -47,25 +32,12 @@ async function withOtherRunInFlight(kind: "sqlite" | "postgres", pid: number) {
     requestHash: hash!,
   };
   const callId = await insertCall(w.db, { ...record, credits: 1 }, "reserved");
-  let started: () => void = () => {};
-  const running = new Promise<void>((r) => {
-    started = r;
-  });
+  const { onStart, meanwhile } = whileRunWaits();
   const run = () =>
-    runPipelines({
-      warehouse: w,
-      client,
-      pipelines: builtin("marketplace-search"),
-      params: PARAMS,
-      onStart: () => started(),
-    });
+    runPipelines({ warehouse: w, client, pipelines: builtin("marketplace-search"), params: PARAMS, onStart });
   const paid = () => emulator.ledger().calls.filter((c) => c.credits > 0).length;
-  return { w, hash: hash!, answer, callId, run, paid, running };
+  return { w, hash: hash!, answer, callId, run, paid, meanwhile };
 }
-
-/** Runs `fn` 300 ms after the run started, while it waits for the other run's call. */
-const whileWaiting = (running: Promise<void>, fn: () => Promise<void>) =>
-  running.then(() => new Promise<void>((r) => setTimeout(r, 300))).then(fn);
 
 const outcomeOf = async (w: Warehouse, id: number) =>
   (await rows<{ outcome: string }>(w, `select outcome from skillsync_calls where id = ${id}`))[0]!.outcome;
@@ -76,7 +48,7 @@ describe.each(WAREHOUSE_KINDS)("a request another run has in flight, on %s", (ki
       const o = await withOtherRunInFlight(kind, process.pid);
       const [summary] = await Promise.all([
         o.run(),
-        whileWaiting(o.running, async () => {
+        o.meanwhile(async () => {
           await storeResponse(o.w.db, {
             hash: o.hash,
             skill: "marketplace-search",
@@ -116,7 +88,7 @@ describe.each(WAREHOUSE_KINDS)("a request another run has in flight, on %s", (ki
       const o = await withOtherRunInFlight(kind, process.pid);
       const [summary] = await Promise.all([
         o.run(),
-        whileWaiting(o.running, () => finishCall(o.w.db, o.callId, { outcome: "ambiguous", credits: 1 })),
+        o.meanwhile(() => finishCall(o.w.db, o.callId, { outcome: "ambiguous", credits: 1 })),
       ]);
       expect(summary.status).toBe("failed");
       expect(summary.failures.map((f) => [f.code, f.ambiguous])).toEqual([["SHARED_AMBIGUOUS", true]]);
