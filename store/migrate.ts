@@ -11,8 +11,9 @@ export interface MigrateOutcome {
 
 /**
  * Another process at work on the same warehouse: SQLite's writer lock, a deadlock, or (Postgres) a
- * race in the catalog, including a schema or table dropped while Kysely's introspection read
- * every schema of the database. Such a failure is tried again.
+ * race in the catalog (two processes creating the same table). Such a failure is tried again.
+ * Other sessions dropping their own schemas no longer reach us: introspection reads the
+ * warehouse's schema only (OwnSchemaIntrospector).
  */
 const isRetryable = (error: unknown) => isBusy(error) || isDeadlock(error) || isCatalogRace(error);
 
@@ -32,8 +33,7 @@ export async function migrateToLatest(w: Warehouse): Promise<MigrateOutcome> {
   const migrator = new Migrator({
     db: w.db,
     provider: { getMigrations: async () => allMigrations(w.adapter) },
-    // Kysely looks for its bookkeeping tables in every schema unless told which: another schema's
-    // tables would make it skip creating ours ("kysely_migration_lock does not exist").
+    // Kysely's bookkeeping tables live in the warehouse's schema, where introspection looks.
     ...(w.adapter.schema ? { migrationTableSchema: w.adapter.schema } : {}),
   });
   for (let attempt = 0; ; attempt++) {

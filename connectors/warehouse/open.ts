@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from "kysely";
+import { Kysely, type SqliteDatabase, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import { type AnyDB, registerAdapter, type WarehouseAdapter } from "./adapter.js";
 import type { WarehouseTx } from "./bulk.js";
@@ -12,6 +12,7 @@ export type { WarehouseTx } from "./bulk.js";
 import { ConfigurationError } from "../../core/errors.js";
 import { isMissingDatabase, isNotADatabase, isNotPermitted, isUniqueViolation } from "./driver-errors.js";
 import { postgresAdapter } from "./postgres/adapter.js";
+import { WarehousePostgresDialect } from "./postgres/introspector.js";
 import { pgTransaction } from "./postgres/transaction.js";
 import { sqliteAdapter } from "./sqlite/adapter.js";
 import { prepared, sqliteBulkWriter } from "./sqlite/bulk.js";
@@ -144,7 +145,7 @@ export async function openWarehouse(url?: string, o: { existing?: boolean } = {}
     types: pgTypes,
     ...(target.schema ? { options: `-c search_path="${target.schema}"` } : {}),
   });
-  const db = new Kysely<AnyDB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<AnyDB>({ dialect: new WarehousePostgresDialect({ pool }) });
   await sql`select 1`.execute(db).catch(async (err: unknown) => {
     await db.destroy();
     throw isMissingDatabase(err) ? missingPostgres(target) : err;

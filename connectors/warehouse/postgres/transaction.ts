@@ -1,8 +1,9 @@
-import { Kysely, PostgresDialect, type PostgresPool } from "kysely";
+import { Kysely, type PostgresPool } from "kysely";
 import pg from "pg";
 import { type AnyDB, registerAdapter, type WarehouseAdapter } from "../adapter.js";
 import type { WarehouseTx } from "../bulk.js";
 import { type PgSession, postgresBulkWriter } from "./bulk.js";
+import { WarehousePostgresDialect } from "./introspector.js";
 
 type Values = readonly unknown[] | undefined;
 
@@ -91,7 +92,7 @@ function kyselyOn(client: pg.PoolClient, adapter: WarehouseAdapter): Kysely<AnyD
       connect: async () => borrowed as unknown as Awaited<ReturnType<PostgresPool["connect"]>>,
       end: async () => {},
     };
-    db = new Kysely<AnyDB>({ dialect: new PostgresDialect({ pool }) });
+    db = new Kysely<AnyDB>({ dialect: new WarehousePostgresDialect({ pool }) });
     registerAdapter(db, adapter);
     onClient.set(client, db);
   }
