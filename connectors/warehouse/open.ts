@@ -10,7 +10,13 @@ export type { AnyDB } from "./adapter.js";
 export type { WarehouseTx } from "./bulk.js";
 
 import { ConfigurationError } from "../../core/errors.js";
-import { isMissingDatabase, isNotADatabase, isNotPermitted, isUniqueViolation } from "./driver-errors.js";
+import {
+  isBusy,
+  isMissingDatabase,
+  isNotADatabase,
+  isNotPermitted,
+  isUniqueViolation,
+} from "./driver-errors.js";
 import { postgresAdapter } from "./postgres/adapter.js";
 import { WarehousePostgresDialect } from "./postgres/introspector.js";
 import { pgTransaction } from "./postgres/transaction.js";
@@ -78,12 +84,32 @@ export function setWarehousePragmas(database: SQLite.Database): void {
   // so the pragmas below wait too: switching to WAL needs the file while a process that opened it
   // a moment earlier may be migrating it (better-sqlite3 waits only 5 s by default).
   database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  database.pragma("journal_mode = WAL");
+  useWal(database);
   database.pragma("synchronous = NORMAL");
   // Checkpoint every ~40 MB of WAL instead of 4 MB: pages written again and again between two
   // checkpoints (index leaves, the ledger) reach the database file once (commits ~35% cheaper).
   database.pragma("wal_autocheckpoint = 10000");
   database.pragma("foreign_keys = ON");
+}
+
+/**
+ * Switches the file to WAL, waiting for another process's write transaction on it. SQLite does not
+ * wait there itself: the switch needs the file alone, and a connection that finds another one
+ * writing gets "database is locked" at once, busy_timeout or not (a new warehouse opened by
+ * several processes at once, one of them already creating its tables).
+ */
+function useWal(database: SQLite.Database): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (let delay = 10; ; delay = Math.min(200, delay * 2)) {
+    try {
+      database.pragma("journal_mode = WAL");
+      return;
+    } catch (err) {
+      if (!isBusy(err) || Date.now() >= deadline) throw err;
+      // Opening is synchronous (better-sqlite3): a short blocking pause, not a busy loop.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, delay);
+    }
+  }
 }
 
 /**

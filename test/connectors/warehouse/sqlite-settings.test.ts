@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import SQLite from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { openWarehouse, setWarehousePragmas } from "../../../connectors/warehouse/open.js";
@@ -41,6 +42,33 @@ describe("SQLite warehouse settings", () => {
       expect(settings(plain)).toEqual(WAREHOUSE);
     } finally {
       plain.close();
+    }
+  });
+
+  it("opening a new file another process is writing waits for its commit, then switches to WAL", async () => {
+    const file = freshWarehouseUrl("sqlite");
+    // Another process creating tables in the file (still in the default rollback journal).
+    const holder = spawn(
+      process.execPath,
+      [
+        "-e",
+        `const D = require(${JSON.stringify(require.resolve("better-sqlite3"))});
+         const db = new D(${JSON.stringify(file)});
+         db.exec("begin immediate; create table t (x)");
+         process.stdout.write("writing\\n");
+         setTimeout(() => { db.exec("commit"); db.close(); }, 800);`,
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    await new Promise<void>((resolve) => holder.stdout.once("data", () => resolve()));
+    const started = Date.now();
+    const w = await openWarehouse(file);
+    try {
+      if (w.raw.kind !== "sqlite") throw new Error("expected SQLite");
+      expect(Date.now() - started).toBeGreaterThan(300);
+      expect(settings(w.raw.database).journal).toBe("wal");
+    } finally {
+      await w.close();
     }
   });
 });
