@@ -12,7 +12,6 @@ const PG_INVALID_TABLE_DEFINITION = "42P16";
 const PG_DEADLOCK_DETECTED = "40P01";
 const PG_INVALID_SCHEMA_NAME = "3F000";
 const PG_UNDEFINED_TABLE = "42P01";
-const PG_UNDEFINED_COLUMN = "42703";
 const PG_INSUFFICIENT_PRIVILEGE = "42501";
 const PG_READ_ONLY_TRANSACTION = "25006";
 const PG_INVALID_CATALOG_NAME = "3D000"; // the database does not exist
@@ -47,15 +46,13 @@ const CATALOG_RACES = new Set([
   PG_DUPLICATE_TABLE,
   PG_INVALID_SCHEMA_NAME,
   PG_UNDEFINED_TABLE,
-  PG_UNDEFINED_COLUMN,
 ]);
 
 /**
  * Postgres: another session created the same table at the same moment (its catalog's unique
- * index, or a duplicate table), or dropped a schema, table or column this statement was reading
- * (Kysely's introspection reads every schema of the database, and looks up each column's sequence
- * by name: "column id of relation … does not exist" when its table went meanwhile). Worth trying
- * again.
+ * index, or a duplicate table), or dropped a schema or table this statement was reading. Worth
+ * trying again. (Other sessions' schemas no longer reach a migration: the warehouse's
+ * introspection reads its own schema only, postgres/introspector.ts.)
  */
 export function isCatalogRace(err: unknown): boolean {
   return CATALOG_RACES.has(driverErrorCode(err));
