@@ -13,6 +13,7 @@ import SQLite from "better-sqlite3";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { setWarehousePragmas } from "../connectors/warehouse/open.js";
+import { postgresAdapter } from "../connectors/warehouse/postgres/adapter.js";
 import type { TableDef } from "../schema/table.js";
 
 type Row = Record<string, unknown>;
@@ -113,15 +114,8 @@ function oneBatch(group: RawBatch[]): RawBatch {
 export async function rawPostgresLoader(connectionString: string, schema: string) {
   const client = new pg.Client({ connectionString, options: `-c search_path="${schema}"` });
   await client.connect();
-  const sqlType = (t: string) =>
-    ({
-      integer: "bigint",
-      number: "double precision",
-      boolean: "boolean",
-      date: "date",
-      timestamp: "timestamptz",
-      json: "jsonb",
-    })[t] ?? "text";
+  // The warehouse's own column types: the reference writes the same table skillsync writes.
+  const { sqlType } = postgresAdapter(schema);
   // Staging tables made once per connection and emptied at each commit: the cheapest raw COPY path.
   const staging = new Map<string, string>();
   return {

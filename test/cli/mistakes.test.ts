@@ -1,19 +1,9 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
+import { writePipelineFile } from "../helpers/pipeline-files.js";
 import { freshWarehouseUrl } from "../helpers/warehouses.js";
-
-/** A pipeline file in a fresh folder (with any files beside it). */
-function pipelineFile(text: string, beside: Record<string, string> = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), "skillsync-mistake-"));
-  for (const [name, content] of Object.entries(beside)) writeFileSync(join(dir, name), content);
-  const file = join(dir, "p.yaml");
-  writeFileSync(file, text);
-  return file;
-}
 
 const keywordPipeline = `name: kw
 skill: marketplace-search
@@ -33,7 +23,7 @@ records:
 describe("mistakes caught before they cost credits", () => {
   it("an integer param defaulting to text is exit 2 naming it, nothing sent", async () => {
     const { emulator } = await emulatorWithClient();
-    const file = pipelineFile(
+    const file = writePipelineFile(
       keywordPipeline
         .replace(
           "seed: { required: true }",
@@ -53,7 +43,7 @@ describe("mistakes caught before they cost credits", () => {
 
   it("a misspelt template variable is exit 2 and sends nothing", async () => {
     const { emulator } = await emulatorWithClient();
-    const file = pipelineFile(keywordPipeline.replace("{{seed}}", "{{sed}}"));
+    const file = writePipelineFile(keywordPipeline.replace("{{seed}}", "{{sed}}"));
     const r = await cli(["run", file, "--db", freshWarehouseUrl("sqlite"), "--param", "seed=usb"], {
       SKILL_API_BASE_URL: emulator.url,
       SKILL_API_KEY: DEMO_KEY,
@@ -73,7 +63,7 @@ describe("mistakes only the answers show are visible", () => {
   it("an answer without the records.path member fails the call; the fixed file reloads it for 0 credits", async () => {
     const { emulator } = await emulatorWithClient();
     const db = freshWarehouseUrl("sqlite");
-    const file = pipelineFile(keywordPipeline.replace("path: products", "path: items"));
+    const file = writePipelineFile(keywordPipeline.replace("path: products", "path: items"));
     const r = await cli(["run", file, "--db", db, "--param", "seed=usb"], env(emulator.url));
     expect(r.code).toBe(1);
     expect(r.out).toMatch(
@@ -92,7 +82,7 @@ describe("mistakes only the answers show are visible", () => {
   it("warns of a column no record fills and of members no column reads; --strict fails the run", async () => {
     const { emulator } = await emulatorWithClient();
     const db = freshWarehouseUrl("sqlite");
-    const file = pipelineFile(`${keywordPipeline}    cpc: { from: costPerClick, type: number }\n`);
+    const file = writePipelineFile(`${keywordPipeline}    cpc: { from: costPerClick, type: number }\n`);
     const r = await cli(["run", file, "--db", db, "--param", "seed=usb"], env(emulator.url));
     expect(r.code).toBe(0);
     expect(r.out).toContain("warning: kw: no record has the member of column(s) cpc (from costPerClick)");
@@ -110,7 +100,7 @@ describe("mistakes only the answers show are visible", () => {
   it("counts and shows rejected records (summary, runs); strict: true in the file fails the run", async () => {
     const { emulator } = await emulatorWithClient();
     const db = freshWarehouseUrl("sqlite");
-    const file = pipelineFile(keywordPipeline.replace("type: number", "type: integer"));
+    const file = writePipelineFile(keywordPipeline.replace("type: number", "type: integer"));
     const r = await cli(["run", file, "--db", db, "--param", "seed=usb", "--json"], env(emulator.url));
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.out) as { counters: { rowsRejected: number }; warnings: string[] };

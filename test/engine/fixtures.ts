@@ -1,18 +1,13 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { hostname, tmpdir } from "node:os";
-import { join } from "node:path";
+import { hostname } from "node:os";
 import { sql } from "kysely";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
 import { type LoadedPipeline, loadPipeline } from "../../engine/define/pipeline-file.js";
 import type { PlannedCall } from "../../engine/extract/planned-calls.js";
+import { writePipelineFile } from "../helpers/pipeline-files.js";
 
 /** Writes a pipeline file (and any extra files) into a fresh folder and loads it. */
 export function pipelineFrom(yaml: string, files: Record<string, string> = {}): LoadedPipeline {
-  const dir = mkdtempSync(join(tmpdir(), "skillsync-pl-"));
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
-  const file = join(dir, "pipeline.yaml");
-  writeFileSync(file, yaml);
-  return loadPipeline(file);
+  return loadPipeline(writePipelineFile(yaml, files, "pipeline.yaml"));
 }
 
 /** A first-page call of `skill` known by its request hash (loads in tests need no more of it). */

@@ -1,19 +1,15 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { openWarehouse } from "../../connectors/warehouse/open.js";
 import { cli } from "../helpers/cli.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
+import { writePipelineFile } from "../helpers/pipeline-files.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
 
 // Issue 20: an input query `delete from skillsync_calls … returning …` emptied the call ledger
 // while `plan` printed "nothing was sent", and in a `run` deleted the run history, then paid.
 const pipeline = (query: string) => {
-  const file = join(mkdtempSync(join(tmpdir(), "skillsync-input-sql-")), "p.yaml");
-  writeFileSync(
-    file,
+  return writePipelineFile(
     [
       "name: hostile-input",
       "skill: marketplace-search",
@@ -25,7 +21,6 @@ const pipeline = (query: string) => {
       "",
     ].join("\n"),
   );
-  return file;
 };
 
 describe.each(WAREHOUSE_KINDS)("a pipeline's input sql: on %s", (kind) => {

@@ -1,11 +1,10 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
 import { loadPipeline } from "../../engine/define/pipeline-file.js";
 import { runPipelines } from "../../engine/run/runner.js";
 import { emulatorWithClient } from "../helpers/emulator.js";
+import { writePipelineFile } from "../helpers/pipeline-files.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
 import { runChild } from "./child.js";
 import { rows } from "./fixtures.js";
@@ -46,14 +45,11 @@ async function tables(w: Warehouse): Promise<Record<string, unknown[]>> {
 
 /** A copy of a built-in pipeline with another freshness (same skill and requests: same stored parts). */
 function withFreshness(name: string, freshness: string): string {
-  const dir = mkdtempSync(join(tmpdir(), "skillsync-fresh-"));
-  const file = join(dir, `${name}.yaml`);
   const text = readFileSync(loadPipeline(name).file, "utf8").replace(
     /^freshness: .*$/m,
     `freshness: ${freshness}`,
   );
-  writeFileSync(file, text);
-  return file;
+  return writePipelineFile(text, {}, `${name}.yaml`);
 }
 
 const ids = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `US${5_000_000 + (from + i) * 7}B2`);

@@ -1,13 +1,9 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadPipeline } from "../../engine/define/pipeline-file.js";
+import { writePipelineFile } from "../helpers/pipeline-files.js";
 import { startTestServer, waitForRun } from "./helpers.js";
 
-const file = join(mkdtempSync(join(tmpdir(), "skillsync-server-")), "kw.yaml");
-writeFileSync(
-  file,
+const file = writePipelineFile(
   `name: kw
 skill: marketplace-search
 params:
@@ -23,6 +19,8 @@ records:
     price: { from: extractedPrice, type: integer }
     cpc: { from: costPerClick, type: number }
 `,
+  {},
+  "kw.yaml",
 );
 const pipeline = loadPipeline(file);
 
