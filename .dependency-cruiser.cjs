@@ -1,6 +1,6 @@
 // The folder tree is the architecture: each source folder may import only the folders named in
 // `may` (its own included). `npm run lint:imports` checks it; docs/architecture.md explains it.
-const ENGINE_STAGES = ["define", "extract", "normalize", "load", "publish", "reports", "run"];
+const ENGINE_STAGES = ["define", "extract", "normalize", "load", "publish", "reports", "run", "distribute"];
 const BELOW_ENGINE = ["core", "schema", "connectors", "migrations", "store"];
 
 /** Each engine stage imports only the stages before it. */
@@ -19,6 +19,8 @@ const layers = [
     may: ["core", "schema", "connectors/sheets", "connectors/skill-api/retry\\.ts"],
   },
   { folder: "connectors/warehouse", may: ["core", "schema", "connectors/warehouse"] },
+  // The queue (pg-boss) lives in the warehouse's Postgres: it reads the warehouse's URL, nothing else.
+  { folder: "connectors/queue", may: ["core", "connectors/warehouse/url\\.ts", "connectors/queue"] },
   { folder: "migrations", may: ["core", "connectors/warehouse", "migrations"] },
   { folder: "store", may: ["core", "schema", "connectors/warehouse", "migrations", "store"] },
   ...stageRules,

@@ -8,6 +8,7 @@ import { callLoads } from "./005_call_loads.js";
 import { singleFlight } from "./006_single_flight.js";
 import { runQuality } from "./007_run_quality.js";
 import { itemReuse } from "./008_item_reuse.js";
+import { workerTables } from "./009_workers.js";
 
 /**
  * The numbered migrations, in order. Names never change once released; new ones are appended.
@@ -23,5 +24,6 @@ export function allMigrations(adapter: WarehouseAdapter): Record<string, Migrati
     "006_single_flight": singleFlight(adapter),
     "007_run_quality": runQuality(adapter),
     "008_item_reuse": itemReuse(adapter),
+    "009_workers": workerTables(adapter),
   };
 }

@@ -353,3 +353,27 @@ export async function interruptOwnRuns(
     .execute();
   return ids;
 }
+
+/**
+ * Asks a running run's workers to stop taking its calls (`stop_reason` set while it runs); they
+ * finish the calls they have in flight. The run's end writes its final reason.
+ */
+export async function askRunToStop(w: Warehouse, id: string, reason: string): Promise<void> {
+  await w.db
+    .updateTable("skillsync_runs")
+    .set({ stop_reason: reason })
+    .where("id", "=", id)
+    .where("status", "=", "running")
+    .execute();
+}
+
+/** A run's calls left reserved by processes that died (their answers never came): interrupted, as at resume. */
+export async function interruptReserved(w: Warehouse, runId: string, pipeline: string): Promise<void> {
+  await w.db
+    .updateTable("skillsync_calls")
+    .set({ outcome: "interrupted", finished_at: new Date().toISOString() })
+    .where("run_id", "=", runId)
+    .where("pipeline", "=", pipeline)
+    .where("outcome", "=", "reserved")
+    .execute();
+}

@@ -13,6 +13,7 @@ import { registerServeCommand } from "./serve.js";
 import { registerSheetsCommand } from "./sheets.js";
 import { registerToolsCommand } from "./tools.js";
 import { registerWarehouseCommands } from "./warehouse.js";
+import { registerWorkerCommands } from "./worker.js";
 
 /** Each command lives in its own file and registers itself on the program here. */
 export function registerCommands(program: Command): void {
@@ -30,4 +31,5 @@ export function registerCommands(program: Command): void {
   registerSheetsCommand(program);
   registerServeCommand(program);
   registerMcpCommand(program);
+  registerWorkerCommands(program);
 }

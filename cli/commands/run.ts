@@ -1,7 +1,10 @@
 import type { Command } from "commander";
+import { openWorkQueue, queueSchema } from "../../connectors/queue/work-queue.js";
 import { SkillClient } from "../../connectors/skill-api/client.js";
+import { parseWarehouseUrl } from "../../connectors/warehouse/url.js";
 import { ExitCode } from "../../core/errors.js";
 import { loadPipeline } from "../../engine/define/pipeline-file.js";
+import { runOnWorkers } from "../../engine/distribute/on-workers.js";
 import { sheetsForRun } from "../../engine/publish/sheets-push.js";
 import { planPipelines } from "../../engine/run/plan.js";
 import type { ChainBound } from "../../engine/run/plan-chain.js";
@@ -28,6 +31,9 @@ interface RunFlags {
   baseUrl?: string;
   strict?: boolean;
   refresh?: boolean;
+  workers?: boolean;
+  batchSize?: string;
+  lease?: string;
 }
 
 function withRunOptions(cmd: Command): Command {
@@ -56,12 +62,35 @@ function withRunOptions(cmd: Command): Command {
     .option("--json", "print a machine-readable summary on stdout");
 }
 
-/** Only `run` loads anything, so only it can be strict about what was loaded. */
+/** Only `run` loads anything, so only it can be strict about what was loaded, or hand calls to workers. */
 function withStrict(cmd: Command): Command {
-  return cmd.option(
-    "--strict",
-    "fail the run (exit 1) when records are rejected, a column's member is in no record, or records have members no column reads",
-  );
+  return cmd
+    .option(
+      "--strict",
+      "fail the run (exit 1) when records are rejected, a column's member is in no record, or records have members no column reads",
+    )
+    .option(
+      "--workers",
+      "queue the calls in batches for skillsync worker processes (Postgres warehouse) and follow the run here",
+    )
+    .option("--batch-size <n>", "with --workers: calls per queued batch", "20")
+    .option(
+      "--lease <seconds>",
+      "with --workers: how long a worker holds a batch before it goes to another (a dead worker's)",
+      "120",
+    );
+}
+
+/** `--workers`: the queue of a Postgres warehouse, checked before anything is opened or sent. */
+function workersFlags(flags: RunFlags) {
+  if (!flags.workers) return undefined;
+  const target = parseWarehouseUrl(dbOption(flags));
+  queueSchema(target);
+  return {
+    target,
+    batchSize: numberFlag("--batch-size", flags.batchSize, { integer: true, min: 1 }),
+    leaseSeconds: numberFlag("--lease", flags.lease, { integer: true, min: 5 }),
+  };
 }
 
 /** Exit code of a finished run: 0 done, 3 ceiling (resumable), 4 key or access refused, 1 failures. */
@@ -79,6 +108,7 @@ async function runCommand(refs: string[], flags: RunFlags): Promise<void> {
   const maxCredits = numberFlag("--max-credits", flags.maxCredits);
   const concurrency = numberFlag("--concurrency", flags.concurrency, { integer: true, min: 1 });
   const prices = pricesOption(flags.prices);
+  const workers = workersFlags(flags);
   const client = makeClient(flags.baseUrl);
   const reporter = makeReporter(flags.json ? "silent" : "auto");
   // Sheet inputs and outputs when GOOGLE_APPLICATION_CREDENTIALS (or a token) is set.
@@ -96,7 +126,8 @@ async function runCommand(refs: string[], flags: RunFlags): Promise<void> {
   process.on("SIGTERM", onSignal);
   try {
     const summary = await withWarehouse(dbOption(flags), async (warehouse) => {
-      const s = await runPipelines({
+      const queue = workers ? await openWorkQueue(workers.target) : undefined;
+      const options = {
         warehouse,
         client,
         pipelines,
@@ -109,7 +140,10 @@ async function runCommand(refs: string[], flags: RunFlags): Promise<void> {
         sheet: sheets.reader,
         strict: flags.strict,
         refresh: flags.refresh,
-      });
+      };
+      const s = await (workers && queue
+        ? runOnWorkers({ ...options, workers: { ...workers, queue } }).finally(() => queue.close())
+        : runPipelines(options));
       sheetLines = await sheets.pushOutputs(warehouse, pipelines, s, params);
       return s;
     });

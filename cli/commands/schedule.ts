@@ -1,7 +1,5 @@
 import type { Command } from "commander";
 import { openWarehouse } from "../../connectors/warehouse/open.js";
-import { ExitCode } from "../../core/errors.js";
-import { redact } from "../../core/redact.js";
 import { sheetsForRun } from "../../engine/publish/sheets-push.js";
 import { loadSchedules, type ScheduledPipeline } from "../../scheduler/load.js";
 import { startScheduler } from "../../scheduler/scheduler.js";
@@ -9,6 +7,7 @@ import { formatInZone, nextTimes } from "../../scheduler/times.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { readStates, resumeSchedule, type ScheduleState } from "../../store/schedule-state.js";
 import { dbOption, makeClient, numberFlag, pricesOption, UsageError, withWarehouse } from "../context.js";
+import { firstSignal, logLine } from "../daemon.js";
 import { printJson, printLine } from "../output.js";
 
 interface ScheduleFlags {
@@ -19,11 +18,6 @@ interface ScheduleFlags {
   baseUrl?: string;
   prices?: string;
   next: string;
-}
-
-/** Log lines of the long-running scheduler: on stderr, stamped, secrets redacted. */
-function logLine(line: string): void {
-  process.stderr.write(`${new Date().toISOString()} ${redact(line)}\n`);
 }
 
 function describe(sp: ScheduledPipeline, state: ScheduleState | undefined, count: number) {
@@ -67,31 +61,6 @@ async function listSchedules(schedules: ScheduledPipeline[], flags: ScheduleFlag
     if (r.lastTickAt)
       printLine(`  last: ${r.lastTickAt.slice(0, 19)}Z ${r.lastStatus ?? ""} ${r.lastRunId ?? ""}`.trimEnd());
   }
-}
-
-// Resolves on the first SIGINT/SIGTERM; a second one quits at once.
-function firstSignal(): { signal: Promise<string>; dispose: () => void } {
-  let resolve: (s: string) => void = () => {};
-  const signal = new Promise<string>((r) => {
-    resolve = r;
-  });
-  let seen = false;
-  const on = (name: string) => {
-    if (seen) process.exit(ExitCode.failure);
-    seen = true;
-    resolve(name);
-  };
-  const onInt = () => on("SIGINT");
-  const onTerm = () => on("SIGTERM");
-  process.on("SIGINT", onInt);
-  process.on("SIGTERM", onTerm);
-  return {
-    signal,
-    dispose: () => {
-      process.off("SIGINT", onInt);
-      process.off("SIGTERM", onTerm);
-    },
-  };
 }
 
 async function runScheduler(schedules: ScheduledPipeline[], flags: ScheduleFlags): Promise<void> {

@@ -64,6 +64,8 @@ export async function loadAnswers(
   c: LoadTarget,
   runId: string,
   answers: readonly Answer[],
+  /** Runs inside the load's transaction with what it loaded: bookkeeping that must commit with the rows. */
+  alongside?: ((db: Kysely<AnyDB>, loaded: Loaded) => Promise<void>) | undefined,
 ): Promise<Loaded> {
   const { mapping, pipeline } = c;
   const started = performance.now();
@@ -107,6 +109,10 @@ export async function loadAnswers(
       );
       // Each answer's ledger row carries its load (`loaded_rows`): a resumed run does not load it again.
       await ledgerOf(tx.db, pipeline, runId, answers, counts);
+      await alongside?.(tx.db, {
+        rows: counts.reduce((a, b) => a + b, 0),
+        rejected: merged.rejects.length,
+      });
     }),
   );
   return {

@@ -47,6 +47,8 @@ export interface MappingQuality {
   emptyColumns: string[];
   /** Record members that no column reads (kept in the extra JSON, or dropped). */
   unmappedMembers: string[];
+  /** Records seen: with none, no column counts as empty. */
+  records: number;
 }
 
 /** The record member a column reads, or undefined for context values and constants. */
@@ -104,6 +106,7 @@ export function mappingWatch(spec: RecordsSpec) {
             ? []
             : sources.filter((s) => !found.has(s.column)).map((s) => `${s.column} (from ${s.from})`),
         unmappedMembers: [...unmapped],
+        records,
       };
     },
   };

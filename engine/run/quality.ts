@@ -1,7 +1,12 @@
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import type { PlannedCall } from "../extract/planned-calls.js";
 import type { Answer } from "../load/load-response.js";
-import { type MappingWatch, mappingWatch, missingRecordsPath } from "../normalize/record-check.js";
+import {
+  type MappingQuality,
+  type MappingWatch,
+  mappingWatch,
+  missingRecordsPath,
+} from "../normalize/record-check.js";
 import type { RunSession } from "./session.js";
 
 /**
@@ -41,29 +46,69 @@ export function pipelineQuality(s: RunSession, p: LoadedPipeline, strict: boolea
       firstReject ??= r.firstReject;
       s.counters.membersUnmapped = base.membersUnmapped + watch.quality().unmappedMembers.length;
     },
+    /** What this share of the pipeline's answers showed, for a run spread over workers to add up. */
+    seen(): QualitySeen {
+      return { ...watch.quality(), rejected, firstReject };
+    },
     /** The pipeline's warnings, added to the run's (and its strict failure). */
     end(): void {
-      const q = watch.quality();
-      s.counters.columnsEmpty += q.emptyColumns.length;
-      const warnings = [
-        ...(rejected
-          ? [`${p.name}: ${rejected} record(s) rejected (kept in skillsync_rejects): ${firstReject ?? ""}`]
-          : []),
-        ...(q.emptyColumns.length
-          ? [
-              `${p.name}: no record has the member of column(s) ${q.emptyColumns.join(", ")}: null in every row`,
-            ]
-          : []),
-        ...(q.unmappedMembers.length
-          ? [
-              `${p.name}: record member(s) no column reads: ${q.unmappedMembers.slice(0, 12).join(", ")}${q.unmappedMembers.length > 12 ? ", …" : ""}${p.records.extra ? ` (kept in ${p.records.extra})` : ""}`,
-            ]
-          : []),
-      ];
-      s.warnings.push(...warnings);
-      if (strict && warnings.length) s.state.strictFailure = true;
+      endQuality(s, p, strict, { ...watch.quality(), rejected, firstReject });
     },
   };
+}
+
+/** What a pipeline's answers showed: empty columns, unmapped members, rejected records. */
+export interface QualitySeen extends MappingQuality {
+  rejected: number;
+  firstReject: string | undefined;
+}
+
+export const emptySeen = (): QualitySeen => ({
+  emptyColumns: [],
+  unmappedMembers: [],
+  records: 0,
+  rejected: 0,
+  firstReject: undefined,
+});
+
+/**
+ * What several shares of one pipeline's answers showed, as if one process had seen them all: a
+ * column is empty when it was empty in every share that saw records, a member unmapped when any
+ * share met it.
+ */
+export function mergeSeen(parts: readonly QualitySeen[]): QualitySeen {
+  const withRecords = parts.filter((q) => q.records > 0);
+  const empty = withRecords.length
+    ? withRecords.map((q) => q.emptyColumns).reduce((a, b) => a.filter((c) => b.includes(c)))
+    : [];
+  return {
+    emptyColumns: empty,
+    unmappedMembers: [...new Set(parts.flatMap((q) => q.unmappedMembers))],
+    records: parts.reduce((n, q) => n + q.records, 0),
+    rejected: parts.reduce((n, q) => n + q.rejected, 0),
+    firstReject: parts.find((q) => q.firstReject)?.firstReject,
+  };
+}
+
+/** A pipeline's quality at its end: counted, turned into the run's warnings (a failure under `strict`). */
+export function endQuality(s: RunSession, p: LoadedPipeline, strict: boolean, q: QualitySeen): void {
+  s.counters.columnsEmpty += q.emptyColumns.length;
+  const { rejected, firstReject } = q;
+  const warnings = [
+    ...(rejected
+      ? [`${p.name}: ${rejected} record(s) rejected (kept in skillsync_rejects): ${firstReject ?? ""}`]
+      : []),
+    ...(q.emptyColumns.length
+      ? [`${p.name}: no record has the member of column(s) ${q.emptyColumns.join(", ")}: null in every row`]
+      : []),
+    ...(q.unmappedMembers.length
+      ? [
+          `${p.name}: record member(s) no column reads: ${q.unmappedMembers.slice(0, 12).join(", ")}${q.unmappedMembers.length > 12 ? ", …" : ""}${p.records.extra ? ` (kept in ${p.records.extra})` : ""}`,
+        ]
+      : []),
+  ];
+  s.warnings.push(...warnings);
+  if (strict && warnings.length) s.state.strictFailure = true;
 }
 
 export type PipelineQuality = ReturnType<typeof pipelineQuality>;

@@ -21,7 +21,7 @@ import { dropOtherRuns } from "../load/write-rows.js";
 import { runReportCalls } from "../reports/index.js";
 import { type ItemRun, loadFreshItems, partitionFresh, type TakenItems, takeItems } from "./item-reuse.js";
 import type { Compiled } from "./prepare.js";
-import { type PipelineQuality, pipelineQuality } from "./quality.js";
+import { endQuality, type PipelineQuality, pipelineQuality, type QualitySeen } from "./quality.js";
 import { reserveOrShare } from "./reserve-or-share.js";
 import type { RunSession } from "./session.js";
 
@@ -35,47 +35,75 @@ export interface RunEnv {
   strict?: boolean | undefined;
 }
 
-/** One pipeline of a run: its inputs read, its calls planned, made under its ceilings and loaded. */
-export async function runPipeline(s: RunSession, env: RunEnv, c: Compiled): Promise<void> {
-  const { warehouse: w, runId, counters, failures, state, report } = s;
+/** A pipeline's first calls, formed lazily, and the items a batched one takes from the store. */
+export interface PipelineCalls {
+  factory: CallFactory;
+  calls: CallPlan;
+  items: { toAsk: string[] | undefined; fresh: string[]; own: string[] };
+}
+
+/** Reads a pipeline's inputs and plans its first calls (counted as planned), sending nothing. */
+export async function planPipelineCalls(s: RunSession, env: RunEnv, c: Compiled): Promise<PipelineCalls> {
   const p = c.pipeline;
   // Values from params, lists or files are what the preflight read and validated; SQL and sheet
   // ones are read, and validated, now.
   const known = staticInput(p, c.params);
   const values =
-    known === "dynamic" ? await resolveInput(p, { warehouse: w, params: c.params, sheet: env.sheet }) : known;
+    known === "dynamic"
+      ? await resolveInput(p, { warehouse: s.warehouse, params: c.params, sheet: env.sheet })
+      : known;
   const factory = callFactory(p, c.params, env.prices, env.client.prepare.bind(env.client));
   const items = await freshItemsFirst(s, c, factory, values);
   const calls = factory.initial(items.toAsk, known !== "dynamic");
-  counters.callsPlanned += calls.count;
-  report(
+  s.counters.callsPlanned += calls.count;
+  s.report(
     `${p.name}: ${calls.count} call(s) planned${items.fresh.length ? `; ${items.fresh.length} item(s) fresh in the store` : ""}`,
   );
-  const ceilings = p.maxCredits
-    ? [
-        ...s.ceilings,
-        {
-          scope: `${s.invocation}:${p.name}`,
-          limit: p.maxCredits,
-          label: `maxCredits of pipeline ${p.name}`,
-        },
-      ]
-    : s.ceilings;
-  if (p.report) {
-    const run = {
-      runId,
-      prices: env.prices,
-      counters,
-      failures,
-      state,
-      report,
-      signal: s.signal,
-      calls: [...calls],
-      ceilings,
-    };
-    return runReportCalls({ ...run, ...c, warehouse: w, client: env.client });
+  return { factory, calls, items };
+}
+
+/** The run's ceilings, and the pipeline's own `maxCredits` under this invocation. */
+export function pipelineCeilings(s: RunSession, p: LoadedPipeline): Ceiling[] {
+  if (!p.maxCredits) return s.ceilings;
+  return [
+    ...s.ceilings,
+    { scope: `${s.invocation}:${p.name}`, limit: p.maxCredits, label: `maxCredits of pipeline ${p.name}` },
+  ];
+}
+
+/** One pipeline of a run: its inputs read, its calls planned, made under its ceilings and loaded. */
+export async function runPipeline(s: RunSession, env: RunEnv, c: Compiled): Promise<void> {
+  const { factory, calls, items } = await planPipelineCalls(s, env, c);
+  const ceilings = pipelineCeilings(s, c.pipeline);
+  if (c.pipeline.report) {
+    const { runId, counters, failures, state, report, signal } = s;
+    const run = { runId, counters, failures, state, report, signal, calls: [...calls], ceilings };
+    return runReportCalls({ ...run, ...c, prices: env.prices, warehouse: s.warehouse, client: env.client });
   }
-  return runCalls(s, env, c, factory, calls, ceilings, items);
+  const outcome = await runCalls(s, env, c, factory, calls, ceilings, items);
+  await finishPipeline(s, env, c, outcome);
+}
+
+/** How a pipeline's calls went: what their answers showed, and whether every call got its answer loaded. */
+export interface CallsOutcome {
+  seen: QualitySeen;
+  /** No stop and no failure: a `replace` pipeline may drop the rows of earlier runs. */
+  complete: boolean;
+}
+
+/** A pipeline's end: its quality warnings, and a complete `replace` pipeline's rows of earlier runs dropped. */
+export async function finishPipeline(
+  s: RunSession,
+  env: RunEnv,
+  c: Compiled,
+  o: CallsOutcome,
+): Promise<void> {
+  endQuality(s, c.pipeline, env.strict === true || c.pipeline.strict, o.seen);
+  if (c.mapping.mode === "replace" && o.complete && !s.state.stop) {
+    await s.warehouse.db.transaction().execute(async (trx) => {
+      for (const t of [c.mapping.table, ...c.mapping.children]) await dropOtherRuns(trx, t.name, s.runId);
+    });
+  }
 }
 
 /**
@@ -97,8 +125,11 @@ async function freshItemsFirst(
   return { toAsk: rest, fresh, own };
 }
 
-/** A pipeline's calls through a fixed set of workers; answers load in groups behind them. */
-async function runCalls(
+/**
+ * A pipeline's calls through a fixed set of workers; answers load in groups behind them. The
+ * pipeline's end (finishPipeline) is the caller's: a run spread over workers adds up its shares first.
+ */
+export async function runCalls(
   s: RunSession,
   env: RunEnv,
   c: Compiled,
@@ -106,7 +137,7 @@ async function runCalls(
   calls: CallPlan,
   ceilings: Ceiling[],
   freshItems: { fresh: string[]; own: string[] } = { fresh: [], own: [] },
-): Promise<void> {
+): Promise<CallsOutcome> {
   const { warehouse: w, runId, counters, state, report } = s;
   const p = c.pipeline;
   const pipelineState = { stop: false, failed: 0 };
@@ -115,7 +146,14 @@ async function runCalls(
   const width = Math.max(1, Math.min(env.concurrency, p.concurrency ?? env.concurrency));
   const answers = answerQueue<Answer>({
     write: async (group) => {
-      const r = await loadAnswers(w, c, runId, group);
+      const along = s.alongLoad;
+      const r = await loadAnswers(
+        w,
+        c,
+        runId,
+        group,
+        along && ((db, l) => along(db, { calls: group.length, rows: l.rows, rejected: l.rejected })),
+      );
       counters.rowsWritten += r.rows;
       counters.rowsRejected += r.rejected;
       counters.callsDone += group.length;
@@ -215,12 +253,7 @@ async function runCalls(
   await answers.drain();
   const crashed = ended.find((r): r is PromiseRejectedResult => r.status === "rejected");
   if (crashed) throw crashed.reason;
-  quality.end();
-  if (c.mapping.mode === "replace" && !state.stop && !pipelineState.stop && pipelineState.failed === 0) {
-    await w.db.transaction().execute(async (trx) => {
-      for (const t of [c.mapping.table, ...c.mapping.children]) await dropOtherRuns(trx, t.name, runId);
-    });
-  }
+  return { seen: quality.seen(), complete: !state.stop && !pipelineState.stop && pipelineState.failed === 0 };
 }
 
 /** Paid answers of a group that could not be loaded, stored with their ledger success. */

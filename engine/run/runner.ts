@@ -9,9 +9,10 @@ import type { LoadedPipeline } from "../define/pipeline-file.js";
 import { loadPrices, type PriceTable } from "../define/prices.js";
 import type { CallFailure, SkillCaller } from "../extract/skill-caller.js";
 import { preflight } from "./preflight.js";
+import type { Compiled } from "./prepare.js";
 import { preparePipelines } from "./prepare.js";
-import { runPipeline } from "./run-pipeline.js";
-import { inRunSession, type RunReporter } from "./session.js";
+import { type RunEnv, runPipeline } from "./run-pipeline.js";
+import { inRunSession, type RunReporter, type RunSession } from "./session.js";
 
 export type { CallFailure, SkillCaller } from "../extract/skill-caller.js";
 export { ensureBuiltinTables, preparePipelines } from "./prepare.js";
@@ -37,7 +38,12 @@ export interface RunOptions {
   refresh?: boolean | undefined;
   /** Called once the run has its id (new or resumed), before any call is made. */
   onStart?: ((runId: string, resumed: boolean) => void) | undefined;
+  /** Runs one pipeline of the run (default: here, runPipeline); workers' runs hand the calls to a queue. */
+  runStage?: StageRunner | undefined;
 }
+
+/** How one pipeline of a run gets its calls made: in this process, or by workers. */
+export type StageRunner = (s: RunSession, env: RunEnv, c: Compiled) => Promise<void>;
 
 export interface RunSummary {
   runId: string;
@@ -99,7 +105,7 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     async (s) => {
       for (const c of compiled) {
         if (s.state.stop) break;
-        await runPipeline(s, env, c);
+        await (o.runStage ?? runPipeline)(s, env, c);
       }
     },
   );

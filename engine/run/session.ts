@@ -1,4 +1,5 @@
-import type { Warehouse } from "../../connectors/warehouse/open.js";
+import type { Kysely } from "kysely";
+import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
 import { type Ceiling, warehouseCeilings } from "../../store/budget.js";
 import {
   endRun,
@@ -31,6 +32,13 @@ export interface RunSession {
   ceilings: Ceiling[];
   report: (note?: string) => void;
   signal: AbortSignal | undefined;
+  /**
+   * Runs inside each load transaction with the calls and rows it adds (a worker's attempt records
+   * its counters there, so a kill never separates rows from their count).
+   */
+  alongLoad?:
+    | ((db: Kysely<AnyDB>, added: { calls: number; rows: number; rejected: number }) => Promise<void>)
+    | undefined;
 }
 
 export interface SessionOptions {
@@ -47,6 +55,42 @@ export interface SessionOptions {
 }
 
 const HEARTBEAT_MS = 5000;
+
+/**
+ * The bookkeeping of one process's share of a run: a whole local run, or one worker's batch of a
+ * run spread over workers — which then shares the run's `invocation` scope, so `--max-credits`
+ * holds over every worker.
+ */
+export async function newSession(
+  w: Warehouse,
+  o: {
+    runId: string;
+    resumed: boolean;
+    counters: RunCounters;
+    invocation: string;
+    maxCredits: number | undefined;
+    reporter?: RunReporter | undefined;
+    signal?: AbortSignal | undefined;
+  },
+): Promise<RunSession> {
+  const { counters } = o;
+  return {
+    warehouse: w,
+    runId: o.runId,
+    resumed: o.resumed,
+    counters,
+    failures: [],
+    warnings: [],
+    state: { stop: false, stopReason: undefined, authFailure: false, ceiling: false },
+    invocation: o.invocation,
+    ceilings: [
+      { scope: o.invocation, limit: o.maxCredits ?? null, label: "--max-credits" },
+      ...(await warehouseCeilings(w)),
+    ],
+    report: (note) => o.reporter?.update({ ...counters }, note),
+    signal: o.signal,
+  };
+}
 
 /**
  * The lifecycle of every run (pipelines and report retries alike): start or resume its row, set its
@@ -72,24 +116,16 @@ export async function inRunSession<T>(
   });
   o.onStart?.(runId, resumed);
   // A resumed run's totals cover all its parts: `runs` shows what the whole run cost and loaded.
-  const counters = { ...zeroCounters(), ...carried };
-  const invocation = `invocation:${runId}:${Date.now()}`;
-  const s: RunSession = {
-    warehouse: w,
+  const s = await newSession(w, {
     runId,
     resumed,
-    counters,
-    failures: [],
-    warnings: [],
-    state: { stop: false, stopReason: undefined, authFailure: false, ceiling: false },
-    invocation,
-    ceilings: [
-      { scope: invocation, limit: o.maxCredits ?? null, label: "--max-credits" },
-      ...(await warehouseCeilings(w)),
-    ],
-    report: (note) => o.reporter?.update({ ...counters }, note),
+    counters: { ...zeroCounters(), ...carried },
+    invocation: `invocation:${runId}:${Date.now()}`,
+    maxCredits: o.maxCredits,
+    reporter: o.reporter,
     signal: o.signal,
-  };
+  });
+  const counters = s.counters;
   const heartbeat = setInterval(() => void updateRun(w, runId, counters).catch(() => {}), HEARTBEAT_MS);
   heartbeat.unref();
   const onAbort = () => {

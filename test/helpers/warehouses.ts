@@ -55,7 +55,9 @@ export function freshWarehouseUrl(kind: WarehouseKind): string {
     const c = new pg.Client({ connectionString: PG_URL });
     await c.connect();
     try {
+      // The queue of workers' tests lives beside it (connectors/queue/work-queue.ts).
       await c.query(`drop schema if exists "${schema}" cascade`);
+      await c.query(`drop schema if exists "${schema}_pgboss" cascade`);
     } finally {
       await c.end();
     }

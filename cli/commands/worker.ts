@@ -1,0 +1,93 @@
+import type { Command } from "commander";
+import { openWorkQueue, queueSchema } from "../../connectors/queue/work-queue.js";
+import { openWarehouse } from "../../connectors/warehouse/open.js";
+import { parseWarehouseUrl } from "../../connectors/warehouse/url.js";
+import { workerMetrics } from "../../engine/distribute/metrics.js";
+import { startWorker } from "../../engine/distribute/worker.js";
+import { migrateToLatest } from "../../store/migrate.js";
+import { liveWorkers } from "../../store/workers.js";
+import { dbOption, makeClient, numberFlag, withWarehouse } from "../context.js";
+import { firstSignal, logLine } from "../daemon.js";
+import { printJson, printLine, printTable } from "../output.js";
+
+interface WorkerFlags {
+  db?: string;
+  concurrency: string;
+  metricsPort?: string;
+  baseUrl?: string;
+}
+
+/** `skillsync worker`: takes batches of runs' calls from the queue until SIGTERM, then drains. */
+async function runWorker(flags: WorkerFlags): Promise<void> {
+  const concurrency = numberFlag("--concurrency", flags.concurrency, { integer: true, min: 1 }) ?? 4;
+  const metricsPort = numberFlag("--metrics-port", flags.metricsPort, { integer: true, min: 0 });
+  // A SQLite warehouse has no queue: said before anything is opened or created.
+  queueSchema(parseWarehouseUrl(dbOption(flags)));
+  const client = makeClient(flags.baseUrl);
+  const signals = firstSignal();
+  const w = await openWarehouse(dbOption(flags));
+  try {
+    const queue = await openWorkQueue(w.target);
+    const metrics = metricsPort === undefined ? undefined : workerMetrics(() => queue.depth());
+    const served = metrics && metricsPort !== undefined ? await metrics.serve(metricsPort) : undefined;
+    try {
+      const worker = await startWorker({ warehouse: w, queue, client, concurrency, log: logLine, metrics });
+      logLine(`worker ${worker.id} on ${w.description} (queue schema ${queue.schema})`);
+      if (served) logLine(`metrics on http://0.0.0.0:${served.port}/metrics`);
+      const name = await signals.signal;
+      logLine(`${name}: no new batch; calls in flight finish and are recorded (${name} again to quit now)`);
+      await worker.drain();
+      logLine(`worker ${worker.id} stopped`);
+    } finally {
+      served?.server.close();
+      await queue.close();
+    }
+  } finally {
+    signals.dispose();
+    await client.close();
+    await w.close();
+  }
+}
+
+export function registerWorkerCommands(program: Command): void {
+  program
+    .command("worker")
+    .description(
+      "take batches of runs' calls from the queue (Postgres warehouse) and make them; SIGTERM drains",
+    )
+    .option("--db <url>", "the warehouse: postgres://… (default DATABASE_URL)")
+    .option("--concurrency <n>", "calls in flight at most in this worker", "4")
+    .option("--metrics-port <port>", "serve Prometheus metrics on GET /metrics at this port")
+    .option("--base-url <url>", "Skill API base URL (default SKILL_API_BASE_URL)")
+    .action(runWorker);
+  program
+    .command("workers")
+    .description("list the live workers: host, pid, concurrency, current run, last heartbeat")
+    .option("--db <url>", "the warehouse: postgres://… (default DATABASE_URL)")
+    .option("--json", "print JSON")
+    .action((flags: { db?: string; json?: boolean }) =>
+      withWarehouse(
+        dbOption(flags),
+        async (w) => {
+          await migrateToLatest(w);
+          const list = await liveWorkers(w);
+          if (flags.json) return printJson(list);
+          if (!list.length)
+            return printLine("no live worker: start one with skillsync worker --db <this warehouse>");
+          printTable(
+            list.map((r) => ({
+              worker: r.id,
+              host: r.host,
+              pid: r.pid,
+              concurrency: r.concurrency,
+              in_flight: r.callsInFlight,
+              run: r.runId ?? "-",
+              heartbeat: r.heartbeatAt.slice(0, 19),
+              started: r.startedAt.slice(0, 19),
+            })),
+          );
+        },
+        { existing: true },
+      ),
+    );
+}

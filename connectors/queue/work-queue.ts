@@ -1,0 +1,148 @@
+import { randomUUID } from "node:crypto";
+import PgBoss from "pg-boss";
+import { ConfigurationError } from "../../core/errors.js";
+import type { WarehouseTarget } from "../warehouse/url.js";
+
+/** The queue a run's batches of calls wait in until a worker takes them. */
+export const CALLS_QUEUE = "skillsync-calls";
+
+export type JobState = "created" | "retry" | "active" | "completed" | "cancelled" | "failed";
+
+export interface QueuedJob<T> {
+  id: string;
+  data: T;
+  /** 0 on the first delivery; more when pg-boss re-delivers it (failed, or its lease expired). */
+  retryCount: number;
+}
+
+export interface EnqueueOptions {
+  /** How long a worker may hold a job before pg-boss hands it to another (a dead worker's lease). */
+  leaseSeconds: number;
+}
+
+/** pg-boss, as skillsync uses it: batches of work in, batches of work out, nothing else. */
+export interface WorkQueue {
+  /** pg-boss's own schema in the warehouse's database. */
+  readonly schema: string;
+  enqueue<T extends object>(jobs: T[], o: EnqueueOptions): Promise<string[]>;
+  /** Takes jobs `slots` at a time until `stopTaking`; a handler that throws leaves its job to be re-delivered. */
+  work<T>(slots: number, handler: (job: QueuedJob<T>) => Promise<void>): Promise<void>;
+  /** No new job is taken; resolves when the handlers running now have ended. */
+  stopTaking(): Promise<void>;
+  cancel(ids: string[]): Promise<void>;
+  /** Each job's state (jobs pg-boss no longer holds are left out). */
+  states(ids: string[]): Promise<Map<string, JobState>>;
+  /** Jobs waiting for a worker. */
+  depth(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Where pg-boss keeps its tables: its own schema beside the warehouse's (`pgboss` for the default one). */
+export function queueSchema(target: WarehouseTarget): string {
+  if (target.kind !== "postgres") {
+    throw new ConfigurationError(
+      "workers need a Postgres warehouse (--db postgres://…): a SQLite warehouse runs every call in the process that runs it",
+    );
+  }
+  const schema = target.schema ? `${target.schema}_pgboss` : "pgboss";
+  if (schema.length > 63) {
+    throw new ConfigurationError(
+      `the warehouse schema "${target.schema}" is too long for workers: its queue schema "${schema}" passes Postgres's 63 characters; use a schema of at most 56`,
+    );
+  }
+  return schema;
+}
+
+/**
+ * Opens (and on first use installs) the queue in the warehouse's Postgres database.
+ *
+ * @example const q = await openWorkQueue(warehouse.target); await q.enqueue([{ runId }], { leaseSeconds: 120 });
+ */
+export async function openWorkQueue(
+  target: WarehouseTarget,
+  o: { maintenanceSeconds?: number; pollSeconds?: number } = {},
+): Promise<WorkQueue> {
+  const schema = queueSchema(target);
+  const connectionString = target.kind === "postgres" ? target.connectionString : "";
+  const boss = new PgBoss({
+    connectionString,
+    schema,
+    max: 4,
+    application_name: "skillsync-queue",
+    // Ours are plain queues: no cron, and expired leases found within seconds, not minutes.
+    schedule: false,
+    maintenanceIntervalSeconds: o.maintenanceSeconds ?? 5,
+    monitorStateIntervalSeconds: 60,
+  });
+  // pg-boss reports maintenance errors as events; unheard, an EventEmitter error would crash the process.
+  boss.on("error", () => {});
+  await boss.start();
+  await boss.createQueue(CALLS_QUEUE).catch((err: unknown) => {
+    // Two processes creating it at once: the loser finds it there.
+    if (!/already exists|duplicate key/i.test(String(err))) throw err;
+  });
+  const db = boss.getDb();
+  const active = new Set<Promise<void>>();
+  const pollingIntervalSeconds = o.pollSeconds ?? 0.5;
+
+  return {
+    schema,
+    async enqueue(jobs, { leaseSeconds }) {
+      const ids = jobs.map(() => randomUUID());
+      if (!jobs.length) return ids;
+      await boss.insert(
+        jobs.map((data, i) => ({
+          id: ids[i]!,
+          name: CALLS_QUEUE,
+          data,
+          expireInSeconds: leaseSeconds,
+          // Re-delivery is safe (a worker re-running a batch pays for nothing already answered),
+          // so a batch is retried until it is done rather than lost.
+          retryLimit: 100,
+          retryDelay: 1,
+          retryBackoff: true,
+        })),
+      );
+      return ids;
+    },
+    async work<T>(slots: number, handler: (job: QueuedJob<T>) => Promise<void>) {
+      for (let i = 0; i < slots; i++) {
+        await boss.work<T>(
+          CALLS_QUEUE,
+          { includeMetadata: true, batchSize: 1, pollingIntervalSeconds },
+          async ([job]) => {
+            if (!job) return;
+            const done = handler({ id: job.id, data: job.data, retryCount: job.retryCount });
+            active.add(done);
+            try {
+              await done;
+            } finally {
+              active.delete(done);
+            }
+          },
+        );
+      }
+    },
+    async stopTaking() {
+      await boss.offWork(CALLS_QUEUE);
+      await Promise.allSettled([...active]);
+    },
+    async cancel(ids) {
+      if (ids.length) await boss.cancel(CALLS_QUEUE, ids);
+    },
+    async states(ids) {
+      const out = new Map<string, JobState>();
+      if (!ids.length) return out;
+      const r = await db.executeSql(
+        `select id::text, state from "${schema}".job where name = $1 and id = any($2::uuid[])`,
+        [CALLS_QUEUE, ids],
+      );
+      for (const row of r.rows) out.set(String(row.id), row.state as JobState);
+      return out;
+    },
+    depth: () => boss.getQueueSize(CALLS_QUEUE),
+    async close() {
+      await boss.stop({ graceful: false, wait: true, timeout: 5000 });
+    },
+  };
+}

@@ -1,0 +1,110 @@
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import pLimit from "p-limit";
+import type { WorkQueue } from "../../connectors/queue/work-queue.js";
+import type { Warehouse } from "../../connectors/warehouse/open.js";
+import { migrateToLatest } from "../../store/migrate.js";
+import { beatWorker, registerWorker, stopWorker } from "../../store/workers.js";
+import type { SkillCaller } from "../extract/skill-caller.js";
+import type { BatchJob } from "./batch-job.js";
+import type { WorkerMetrics } from "./metrics.js";
+import { runBatch } from "./run-batch.js";
+
+export interface WorkerOptions {
+  warehouse: Warehouse;
+  queue: WorkQueue;
+  client: SkillCaller;
+  /** Calls in flight at most, over every batch this worker holds. */
+  concurrency: number;
+  log?: ((line: string) => void) | undefined;
+  /** Counts calls, latency, credits and failures (`--metrics-port`). */
+  metrics?: WorkerMetrics | undefined;
+}
+
+export interface Worker {
+  readonly id: string;
+  /** No new batch; calls in flight finish and are recorded; unfinished batches go back to the queue. */
+  drain(): Promise<void>;
+}
+
+const HEARTBEAT_MS = 5000;
+/** Batches held at once: the next one starts while the last calls of one finish. */
+const SLOTS = 2;
+
+/**
+ * A worker: takes batches of runs' calls from the queue and makes them as a local run would,
+ * `concurrency` calls in flight at most, beating its heart in skillsync_workers.
+ *
+ * @example const worker = await startWorker({ warehouse, queue, client, concurrency: 8 });
+ * process.once("SIGTERM", () => void worker.drain().then(() => process.exit(0)));
+ */
+export async function startWorker(o: WorkerOptions): Promise<Worker> {
+  const w = o.warehouse;
+  await migrateToLatest(w);
+  const id = `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
+  await registerWorker(w, { id, concurrency: o.concurrency });
+  const drain = new AbortController();
+  const limit = pLimit(o.concurrency);
+  // One limit over every batch held: `--concurrency` is the worker's, not each batch's.
+  const client: SkillCaller = {
+    prepare: o.client.prepare.bind(o.client),
+    send: (prepared, opts) =>
+      limit(async () => {
+        const t0 = performance.now();
+        try {
+          const r = await o.client.send(prepared, opts);
+          o.metrics?.onCall(performance.now() - t0, true);
+          return r;
+        } catch (err) {
+          o.metrics?.onCall(performance.now() - t0, false);
+          throw err;
+        }
+      }),
+    ...(o.client.config ? { config: o.client.config } : {}),
+  };
+  const holding = new Map<string, string>();
+  const beat = () =>
+    beatWorker(w, id, {
+      runId: [...holding.values()].at(-1) ?? null,
+      callsInFlight: limit.activeCount,
+    }).catch(() => {});
+  const heartbeat = setInterval(() => void beat(), HEARTBEAT_MS);
+  heartbeat.unref();
+  await o.queue.work<BatchJob>(SLOTS, async (job) => {
+    holding.set(job.id, job.data.runId);
+    void beat();
+    o.log?.(
+      `batch ${job.id} of run ${job.data.runId}: ${job.data.calls.length} call(s)${job.retryCount ? ` (delivery ${job.retryCount + 1})` : ""}`,
+    );
+    try {
+      await runBatch(
+        {
+          warehouse: w,
+          client,
+          workerId: id,
+          concurrency: o.concurrency,
+          drain: drain.signal,
+          onCounters: (c) => o.metrics?.onCounters(job.id, c),
+        },
+        job.id,
+        job.data,
+      );
+    } catch (err) {
+      o.log?.(`batch ${job.id}: ${err instanceof Error ? err.message : String(err)}`);
+      throw err;
+    } finally {
+      holding.delete(job.id);
+      o.metrics?.ended(job.id);
+    }
+  });
+  o.log?.(`worker ${id}: taking batches, ${o.concurrency} call(s) in flight at most`);
+  return {
+    id,
+    async drain() {
+      drain.abort();
+      await o.queue.stopTaking();
+      clearInterval(heartbeat);
+      await stopWorker(w, id);
+    },
+  };
+}

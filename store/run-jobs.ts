@@ -1,0 +1,101 @@
+import type { Kysely } from "kysely";
+import type { AnyDB, Warehouse } from "../connectors/warehouse/open.js";
+import { redact } from "../core/redact.js";
+import { workerAlive } from "./workers.js";
+
+/**
+ * One attempt at a queued batch: `active` while a worker runs it; `done`; `released` when its
+ * worker gave it back unfinished (drained, or an error); `superseded` once another attempt took over.
+ */
+export type AttemptState = "active" | "released" | "done" | "superseded";
+
+export interface Attempt<O> {
+  jobId: string;
+  workerId: string;
+  pipeline: string;
+  state: AttemptState;
+  outcome: O | undefined;
+  /** The worker's process lives (an `active` attempt of a dead worker is abandoned). */
+  workerAlive: boolean;
+}
+
+/** Records that a worker takes a batch now. */
+export async function startAttempt(
+  w: Warehouse,
+  a: { jobId: string; workerId: string; runId: string; pipeline: string },
+): Promise<void> {
+  await w.db
+    .insertInto("skillsync_run_jobs")
+    .values({
+      job_id: a.jobId,
+      worker_id: a.workerId,
+      run_id: a.runId,
+      pipeline: a.pipeline,
+      state: "active",
+      started_at: new Date().toISOString(),
+    })
+    .execute();
+}
+
+/** What an attempt counted and met so far (`done`: it ended, every call of its batch settled). */
+export async function saveAttempt<O>(
+  w: Warehouse | { db: Kysely<AnyDB> },
+  jobId: string,
+  workerId: string,
+  outcome: O,
+  state: AttemptState = "active",
+): Promise<void> {
+  await w.db
+    .updateTable("skillsync_run_jobs")
+    .set({
+      outcome: redact(JSON.stringify(outcome)),
+      state,
+      ...(state === "active" ? {} : { finished_at: new Date().toISOString() }),
+    })
+    .where("job_id", "=", jobId)
+    .where("worker_id", "=", workerId)
+    .execute();
+}
+
+/** Earlier attempts of a job that a new one takes over: they no longer count towards the run. */
+export async function supersede(w: Warehouse, jobId: string, workerIds: string[]): Promise<void> {
+  if (!workerIds.length) return;
+  await w.db
+    .updateTable("skillsync_run_jobs")
+    .set({ state: "superseded", finished_at: new Date().toISOString() })
+    .where("job_id", "=", jobId)
+    .where("worker_id", "in", workerIds)
+    .execute();
+}
+
+/** Every attempt of a job, or of a run, with whether its worker lives. */
+export async function attempts<O>(
+  w: Warehouse,
+  by: { jobId: string } | { runId: string },
+): Promise<Attempt<O>[]> {
+  const rows = await w.db
+    .selectFrom("skillsync_run_jobs as j")
+    .leftJoin("skillsync_workers as wk", "wk.id", "j.worker_id")
+    .select([
+      "j.job_id",
+      "j.worker_id",
+      "j.pipeline",
+      "j.state",
+      "j.outcome",
+      "wk.host",
+      "wk.pid",
+      "wk.heartbeat_at",
+      "wk.stopped_at",
+    ])
+    .where("jobId" in by ? "j.job_id" : "j.run_id", "=", "jobId" in by ? by.jobId : by.runId)
+    .orderBy("j.started_at")
+    .execute();
+  return rows.map((r) => ({
+    jobId: String(r.job_id),
+    workerId: String(r.worker_id),
+    pipeline: String(r.pipeline),
+    state: r.state as AttemptState,
+    outcome: r.outcome ? (JSON.parse(String(r.outcome)) as O) : undefined,
+    workerAlive: r.host !== null && workerAlive(r),
+  }));
+}
