@@ -19,8 +19,11 @@ const layers = [
     may: ["core", "schema", "connectors/sheets", "connectors/skill-api/retry\\.ts"],
   },
   { folder: "connectors/warehouse", may: ["core", "schema", "connectors/warehouse"] },
-  // The queue (pg-boss) lives in the warehouse's Postgres: it reads the warehouse's URL, nothing else.
-  { folder: "connectors/queue", may: ["core", "connectors/warehouse/url\\.ts", "connectors/queue"] },
+  // The queue (pg-boss) lives in the warehouse's Postgres: it reads the warehouse's URL and errors, nothing else.
+  {
+    folder: "connectors/queue",
+    may: ["core", "connectors/warehouse/(url|driver-errors)\\.ts", "connectors/queue"],
+  },
   { folder: "migrations", may: ["core", "connectors/warehouse", "migrations"] },
   { folder: "store", may: ["core", "schema", "connectors/warehouse", "migrations", "store"] },
   ...stageRules,

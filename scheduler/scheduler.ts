@@ -3,7 +3,7 @@ import cron, { type ScheduledTask } from "node-cron";
 import type { Warehouse } from "../connectors/warehouse/open.js";
 import type { SheetReader } from "../engine/define/inputs.js";
 import type { PriceTable } from "../engine/define/prices.js";
-import type { SkillCaller } from "../engine/run/runner.js";
+import type { RunPipelines, SkillCaller } from "../engine/run/runner.js";
 import { migrateToLatest } from "../store/migrate.js";
 import { advanceChecked, claimTick, ensureStates, type Owner, readState } from "../store/schedule-state.js";
 import type { ScheduledPipeline } from "./load.js";
@@ -20,6 +20,8 @@ export interface SchedulerOptions {
   prices?: PriceTable | undefined;
   sheet?: SheetReader | undefined;
   afterRun?: TickContext["afterRun"];
+  /** Runs each tick's pipeline (default in this process; `--workers`: the workers make the calls). */
+  run?: RunPipelines | undefined;
   /** Who this scheduler is in the tick and state rows (default this host and pid). */
   owner?: Owner | undefined;
 }
@@ -82,6 +84,7 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
     prices: o.prices,
     sheet: o.sheet,
     afterRun: o.afterRun,
+    run: o.run,
   };
   const inFlight = new Map<Promise<void>, InFlightTick>();
   const ticks: TickRecord[] = [];

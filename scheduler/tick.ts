@@ -3,7 +3,7 @@ import { redact } from "../core/redact.js";
 import type { SheetReader } from "../engine/define/inputs.js";
 import { type ParamValue, resolveDate } from "../engine/define/params.js";
 import type { PriceTable } from "../engine/define/prices.js";
-import { type RunSummary, runPipelines, type SkillCaller } from "../engine/run/runner.js";
+import { type RunPipelines, type RunSummary, runPipelines, type SkillCaller } from "../engine/run/runner.js";
 import {
   acquireSlot,
   advanceChecked,
@@ -26,6 +26,8 @@ export interface TickContext {
   log: (line: string) => void;
   prices?: PriceTable | undefined;
   sheet?: SheetReader | undefined;
+  /** Runs the tick's pipeline (default in this process; `--workers`: the workers make the calls). */
+  run?: RunPipelines | undefined;
   /** After each run (e.g. pushing a pipeline's `sheet:` output); returns lines to log. */
   afterRun?:
     | ((
@@ -103,7 +105,7 @@ export async function runTick(
   let note: string | undefined;
   try {
     const params = paramsForTick(sp, tickAt);
-    const s = await runPipelines({
+    const s = await (ctx.run ?? runPipelines)({
       warehouse: w,
       client: ctx.client,
       pipelines: [sp.pipeline],

@@ -5,7 +5,7 @@ import type { ParamValue } from "../engine/define/params.js";
 import type { LoadedPipeline } from "../engine/define/pipeline-file.js";
 import type { PriceTable } from "../engine/define/prices.js";
 import { type OutputPush, pushPipelineOutputs } from "../engine/publish/sheets-push.js";
-import { runPipelines, type SkillCaller } from "../engine/run/runner.js";
+import { type RunPipelines, runPipelines, type SkillCaller } from "../engine/run/runner.js";
 import { newRunId, type RunCounters, type RunStatus, zeroCounters } from "../store/runs.js";
 
 export type JobStatus = "queued" | RunStatus;
@@ -44,6 +44,8 @@ export interface QueueOptions {
   prices?: PriceTable | undefined;
   /** Finished jobs kept in memory for GET /runs. */
   keepFinished?: number | undefined;
+  /** Runs pipelines (default here; `--workers`: the workers make the calls). */
+  run?: RunPipelines | undefined;
 }
 
 /**
@@ -133,7 +135,7 @@ export class RunQueue {
     job.status = "running";
     job.startedAt = new Date().toISOString();
     try {
-      const summary = await runPipelines({
+      const summary = await (this.o.run ?? runPipelines)({
         warehouse: this.o.warehouse,
         client: this.o.client,
         pipelines: [pipeline],

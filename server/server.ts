@@ -7,7 +7,7 @@ import { redact, registerSecret } from "../core/redact.js";
 import { type LoadedPipeline, listBuiltinPipelines, loadPipeline } from "../engine/define/pipeline-file.js";
 import { loadPrices, type PriceTable } from "../engine/define/prices.js";
 import { pipelineColumnTypes } from "../engine/publish/read-table.js";
-import { ensureBuiltinTables, type SkillCaller } from "../engine/run/runner.js";
+import { ensureBuiltinTables, type RunPipelines, type SkillCaller } from "../engine/run/runner.js";
 import { migrateToLatest } from "../store/migrate.js";
 import { RequestAuthenticator } from "./auth.js";
 import { BodyTooLarge, errorReply, type Reply, readBody, send } from "./http.js";
@@ -40,6 +40,8 @@ export interface ServerOptions {
   /** One line per request; default stderr. */
   log?: ((line: string) => void) | undefined;
   now?: (() => number) | undefined;
+  /** Runs pipelines (default in this process; `--workers`: the workers make the calls). */
+  run?: RunPipelines | undefined;
 }
 
 export interface SkillsyncServer {
@@ -119,6 +121,7 @@ export async function startServer(o: ServerOptions): Promise<SkillsyncServer> {
     callConcurrency: o.callConcurrency,
     sheets: o.sheets,
     prices,
+    run: o.run,
   });
   const ctx: routes.RouteContext = {
     warehouse: o.warehouse,

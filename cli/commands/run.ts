@@ -1,10 +1,7 @@
 import type { Command } from "commander";
-import { openWorkQueue, queueSchema } from "../../connectors/queue/work-queue.js";
 import { SkillClient } from "../../connectors/skill-api/client.js";
-import { parseWarehouseUrl } from "../../connectors/warehouse/url.js";
 import { ExitCode } from "../../core/errors.js";
 import { loadPipeline } from "../../engine/define/pipeline-file.js";
-import { runOnWorkers } from "../../engine/distribute/on-workers.js";
 import { sheetsForRun } from "../../engine/publish/sheets-push.js";
 import { planPipelines } from "../../engine/run/plan.js";
 import type { ChainBound } from "../../engine/run/plan-chain.js";
@@ -20,8 +17,9 @@ import {
 } from "../context.js";
 import { printJson, printLine, printTable } from "../output.js";
 import { makeReporter, progressLine } from "../progress.js";
+import { openWorkers, type WorkersFlags, withWorkersOptions, workersFlags } from "../workers-option.js";
 
-interface RunFlags {
+interface RunFlags extends WorkersFlags {
   db?: string;
   param?: string[];
   maxCredits?: string;
@@ -31,9 +29,6 @@ interface RunFlags {
   baseUrl?: string;
   strict?: boolean;
   refresh?: boolean;
-  workers?: boolean;
-  batchSize?: string;
-  lease?: string;
 }
 
 function withRunOptions(cmd: Command): Command {
@@ -62,35 +57,12 @@ function withRunOptions(cmd: Command): Command {
     .option("--json", "print a machine-readable summary on stdout");
 }
 
-/** Only `run` loads anything, so only it can be strict about what was loaded, or hand calls to workers. */
+/** Only `run` loads anything, so only it can be strict about what was loaded. */
 function withStrict(cmd: Command): Command {
-  return cmd
-    .option(
-      "--strict",
-      "fail the run (exit 1) when records are rejected, a column's member is in no record, or records have members no column reads",
-    )
-    .option(
-      "--workers",
-      "queue the calls in batches for skillsync worker processes (Postgres warehouse) and follow the run here",
-    )
-    .option("--batch-size <n>", "with --workers: calls per queued batch", "20")
-    .option(
-      "--lease <seconds>",
-      "with --workers: how long a worker holds a batch before it goes to another (a dead worker's)",
-      "120",
-    );
-}
-
-/** `--workers`: the queue of a Postgres warehouse, checked before anything is opened or sent. */
-function workersFlags(flags: RunFlags) {
-  if (!flags.workers) return undefined;
-  const target = parseWarehouseUrl(dbOption(flags));
-  queueSchema(target);
-  return {
-    target,
-    batchSize: numberFlag("--batch-size", flags.batchSize, { integer: true, min: 1 }),
-    leaseSeconds: numberFlag("--lease", flags.lease, { integer: true, min: 5 }),
-  };
+  return cmd.option(
+    "--strict",
+    "fail the run (exit 1) when records are rejected, a column's member is in no record, or records have members no column reads",
+  );
 }
 
 /** Exit code of a finished run: 0 done, 3 ceiling (resumable), 4 key or access refused, 1 failures. */
@@ -108,7 +80,7 @@ async function runCommand(refs: string[], flags: RunFlags): Promise<void> {
   const maxCredits = numberFlag("--max-credits", flags.maxCredits);
   const concurrency = numberFlag("--concurrency", flags.concurrency, { integer: true, min: 1 });
   const prices = pricesOption(flags.prices);
-  const workers = workersFlags(flags);
+  const workers = workersFlags(flags, dbOption(flags));
   const client = makeClient(flags.baseUrl);
   const reporter = makeReporter(flags.json ? "silent" : "auto");
   // Sheet inputs and outputs when GOOGLE_APPLICATION_CREDENTIALS (or a token) is set.
@@ -126,7 +98,7 @@ async function runCommand(refs: string[], flags: RunFlags): Promise<void> {
   process.on("SIGTERM", onSignal);
   try {
     const summary = await withWarehouse(dbOption(flags), async (warehouse) => {
-      const queue = workers ? await openWorkQueue(workers.target) : undefined;
+      const pool = await openWorkers(workers);
       const options = {
         warehouse,
         client,
@@ -141,9 +113,7 @@ async function runCommand(refs: string[], flags: RunFlags): Promise<void> {
         strict: flags.strict,
         refresh: flags.refresh,
       };
-      const s = await (workers && queue
-        ? runOnWorkers({ ...options, workers: { ...workers, queue } }).finally(() => queue.close())
-        : runPipelines(options));
+      const s = await (pool ? pool.run(options).finally(() => pool.queue.close()) : runPipelines(options));
       sheetLines = await sheets.pushOutputs(warehouse, pipelines, s, params);
       return s;
     });
@@ -240,8 +210,10 @@ function chainNote(d: ChainBound): string {
 }
 
 export function registerRunCommands(program: Command): void {
-  withStrict(
-    withRunOptions(program.command("run").description("run pipelines: call the API and load the tables")),
+  withWorkersOptions(
+    withStrict(
+      withRunOptions(program.command("run").description("run pipelines: call the API and load the tables")),
+    ),
   ).action(runCommand);
   withRunOptions(
     program.command("plan").description("show the calls and credits a run would need, sending nothing"),

@@ -9,8 +9,9 @@ import { readStates, resumeSchedule, type ScheduleState } from "../../store/sche
 import { dbOption, makeClient, numberFlag, pricesOption, UsageError, withWarehouse } from "../context.js";
 import { firstSignal, logLine } from "../daemon.js";
 import { printJson, printLine } from "../output.js";
+import { openWorkers, type WorkersFlags, withWorkersOptions, workersFlags } from "../workers-option.js";
 
-interface ScheduleFlags {
+interface ScheduleFlags extends WorkersFlags {
   db?: string;
   list?: boolean;
   json?: boolean;
@@ -66,10 +67,13 @@ async function listSchedules(schedules: ScheduledPipeline[], flags: ScheduleFlag
 async function runScheduler(schedules: ScheduledPipeline[], flags: ScheduleFlags): Promise<void> {
   const grace = numberFlag("--grace", flags.grace, { min: 0 }) ?? 30;
   const prices = pricesOption(flags.prices);
+  const workers = workersFlags(flags, dbOption(flags));
   const client = makeClient(flags.baseUrl);
   const signals = firstSignal();
   const w = await openWarehouse(dbOption(flags));
+  let pool: Awaited<ReturnType<typeof openWorkers>>;
   try {
+    pool = await openWorkers(workers);
     // Sheet inputs and `sheet:` outputs, as `skillsync run` has them, when Google credentials are set.
     const sheets = await sheetsForRun();
     const scheduler = await startScheduler({
@@ -80,8 +84,11 @@ async function runScheduler(schedules: ScheduledPipeline[], flags: ScheduleFlags
       log: logLine,
       sheet: sheets.reader,
       afterRun: (wh, sp, summary, params) => sheets.pushOutputs(wh, [sp.pipeline], summary, params),
+      run: pool?.run,
     });
-    logLine(`scheduling ${schedules.length} pipeline(s) on ${w.description}:`);
+    logLine(
+      `scheduling ${schedules.length} pipeline(s) on ${w.description}${pool ? `; calls queued for workers (${pool.queue.schema})` : ""}:`,
+    );
     for (const sp of schedules) {
       const { cron, timezone } = sp.schedule;
       const next = nextTimes(cron, timezone, 1)[0];
@@ -103,6 +110,7 @@ async function runScheduler(schedules: ScheduledPipeline[], flags: ScheduleFlags
     );
   } finally {
     signals.dispose();
+    await pool?.queue.close();
     await client.close();
     await w.close();
   }
@@ -125,12 +133,12 @@ export function registerScheduleCommand(program: Command): void {
       "--prices <file>",
       "YAML price table: slug: credits-per-call, or slug: { perItem: n } (default SKILLSYNC_PRICES)",
     )
-    .option("--base-url <url>", "Skill API base URL (default SKILL_API_BASE_URL)")
-    .action(async (refs: string[], flags: ScheduleFlags) => {
-      const schedules = loadSchedules(refs);
-      if (flags.list) return listSchedules(schedules, flags);
-      return runScheduler(schedules, flags);
-    });
+    .option("--base-url <url>", "Skill API base URL (default SKILL_API_BASE_URL)");
+  withWorkersOptions(schedule).action(async (refs: string[], flags: ScheduleFlags) => {
+    const schedules = loadSchedules(refs);
+    if (flags.list) return listSchedules(schedules, flags);
+    return runScheduler(schedules, flags);
+  });
   schedule
     .command("resume")
     .description("un-pause a schedule paused after failed runs in a row (and reset its failure count)")

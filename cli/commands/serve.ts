@@ -11,8 +11,9 @@ import {
 } from "../../engine/define/pipeline-file.js";
 import { dbOption, makeClient, numberFlag, pricesOption } from "../context.js";
 import { printLine } from "../output.js";
+import { openWorkers, type WorkersFlags, withWorkersOptions, workersFlags } from "../workers-option.js";
 
-interface ServeFlags {
+interface ServeFlags extends WorkersFlags {
   port: string;
   host: string;
   db?: string;
@@ -62,6 +63,7 @@ export async function serveCommand(flags: ServeFlags): Promise<void> {
   const pipelines = servedPipelines(flags.pipelines);
   // The same price table as `run` and `schedule`: runs reserve what the user says calls cost.
   const prices = pricesOption(flags.prices);
+  const workers = workersFlags(flags, dbOption(flags));
   const client = makeClient(flags.baseUrl);
   const sheets = await SheetsConnector.fromEnv();
   const warehouse = await openWarehouse(dbOption(flags));
@@ -73,6 +75,7 @@ export async function serveCommand(flags: ServeFlags): Promise<void> {
         throw err;
       })
     : undefined;
+  const pool = await openWorkers(workers);
   try {
     const server = await startServer({
       secret,
@@ -87,10 +90,13 @@ export async function serveCommand(flags: ServeFlags): Promise<void> {
       sheets,
       prices,
       readWarehouse: reader,
+      run: pool?.run,
     });
     printLine(`skillsync server listening on ${server.url}`);
     printLine(`  warehouse: ${warehouse.description}`);
     if (reader) printLine(`  table views read as: ${reader.description}`);
+    if (pool)
+      printLine(`  runs: their calls are queued for skillsync worker processes (${pool.queue.schema})`);
     printLine(
       `  pipelines: ${pipelines.length}; at most ${maxCredits} credits per run; ${maxRuns} run(s) at once`,
     );
@@ -115,6 +121,7 @@ export async function serveCommand(flags: ServeFlags): Promise<void> {
     printLine(`stopping on ${signal}: running runs are interrupted and can be resumed`);
     await server.close();
   } finally {
+    await pool?.queue.close();
     await reader?.close();
     await warehouse.close();
     await client.close();
@@ -122,7 +129,7 @@ export async function serveCommand(flags: ServeFlags): Promise<void> {
 }
 
 export function registerServeCommand(program: Command): void {
-  program
+  const cmd = program
     .command("serve")
     .description("serve signed HTTP endpoints for spreadsheets: pipelines, runs, tables, budget")
     .option("--port <n>", "port to listen on (0: any free port)", "8787")
@@ -140,6 +147,6 @@ export function registerServeCommand(program: Command): void {
     .option(
       "--prices <file>",
       "YAML price table: slug: credits-per-call, or slug: { perItem: n } (default SKILLSYNC_PRICES)",
-    )
-    .action(serveCommand);
+    );
+  withWorkersOptions(cmd).action(serveCommand);
 }

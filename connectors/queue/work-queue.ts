@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import PgBoss from "pg-boss";
 import { ConfigurationError } from "../../core/errors.js";
+import { isCatalogRace, isDeadlock } from "../warehouse/driver-errors.js";
 import type { WarehouseTarget } from "../warehouse/url.js";
 
 /** The queue a run's batches of calls wait in until a worker takes them. */
@@ -37,6 +39,31 @@ export interface WorkQueue {
   close(): Promise<void>;
 }
 
+/**
+ * Starts pg-boss (installing its schema on first use) and creates our queue. Processes starting
+ * on a new database at once can meet in Postgres's catalog (a deadlock, a duplicate type): such a
+ * start is tried again, as the warehouse's migrations are.
+ */
+async function startBoss(make: () => PgBoss): Promise<PgBoss> {
+  for (let attempt = 1; ; attempt++) {
+    const boss = make();
+    // pg-boss reports maintenance errors as events; unheard, an EventEmitter error would crash the process.
+    boss.on("error", () => {});
+    try {
+      await boss.start();
+      await boss.createQueue(CALLS_QUEUE).catch((err: unknown) => {
+        // Two processes creating it at once: the loser finds it there.
+        if (!/already exists|duplicate key/i.test(String(err))) throw err;
+      });
+      return boss;
+    } catch (err) {
+      await boss.stop({ graceful: false, wait: true, timeout: 2000 }).catch(() => {});
+      if (attempt >= 5 || !(isDeadlock(err) || isCatalogRace(err))) throw err;
+      await sleep(50 * attempt + Math.random() * 100);
+    }
+  }
+}
+
 /** Where pg-boss keeps its tables: its own schema beside the warehouse's (`pgboss` for the default one). */
 export function queueSchema(target: WarehouseTarget): string {
   if (target.kind !== "postgres") {
@@ -64,23 +91,19 @@ export async function openWorkQueue(
 ): Promise<WorkQueue> {
   const schema = queueSchema(target);
   const connectionString = target.kind === "postgres" ? target.connectionString : "";
-  const boss = new PgBoss({
-    connectionString,
-    schema,
-    max: 4,
-    application_name: "skillsync-queue",
-    // Ours are plain queues: no cron, and expired leases found within seconds, not minutes.
-    schedule: false,
-    maintenanceIntervalSeconds: o.maintenanceSeconds ?? 5,
-    monitorStateIntervalSeconds: 60,
-  });
-  // pg-boss reports maintenance errors as events; unheard, an EventEmitter error would crash the process.
-  boss.on("error", () => {});
-  await boss.start();
-  await boss.createQueue(CALLS_QUEUE).catch((err: unknown) => {
-    // Two processes creating it at once: the loser finds it there.
-    if (!/already exists|duplicate key/i.test(String(err))) throw err;
-  });
+  const boss = await startBoss(
+    () =>
+      new PgBoss({
+        connectionString,
+        schema,
+        max: 4,
+        application_name: "skillsync-queue",
+        // Ours are plain queues: no cron, and expired leases found within seconds, not minutes.
+        schedule: false,
+        maintenanceIntervalSeconds: o.maintenanceSeconds ?? 5,
+        monitorStateIntervalSeconds: 60,
+      }),
+  );
   const db = boss.getDb();
   const active = new Set<Promise<void>>();
   const pollingIntervalSeconds = o.pollSeconds ?? 0.5;

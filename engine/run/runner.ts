@@ -42,6 +42,9 @@ export interface RunOptions {
   runStage?: StageRunner | undefined;
 }
 
+/** What runs pipelines: runPipelines here, or a runner whose calls workers make (engine/distribute). */
+export type RunPipelines = (o: RunOptions) => Promise<RunSummary>;
+
 /** How one pipeline of a run gets its calls made: in this process, or by workers. */
 export type StageRunner = (s: RunSession, env: RunEnv, c: Compiled) => Promise<void>;
 

@@ -6,7 +6,7 @@ import { cli } from "../../helpers/cli.js";
 import { emulatorWithClient } from "../../helpers/emulator.js";
 import { freshWarehouseUrl, unavailable } from "../../helpers/warehouses.js";
 import { rows } from "../fixtures.js";
-import { cliProcess, workerProcess } from "./processes.js";
+import { cliProcess, paidTwice, workerProcess } from "./processes.js";
 
 const KEYWORDS = Array.from({ length: 100 }, (_, i) => `gadget ${i}`);
 const PARAMS = { keyword: KEYWORDS, pages: ["3"] };
@@ -17,18 +17,6 @@ const snapshot = (w: Warehouse) =>
     w,
     "select keyword, page, item_index, asin, position from marketplace_search_results order by 1, 2, 3",
   );
-
-/** Requests the emulator charged more than once. */
-function paidTwice(ledger: {
-  calls: { slug: string; bodyHash: string | null; credits: number }[];
-}): string[] {
-  const times = new Map<string, number>();
-  for (const c of ledger.calls.filter((x) => x.credits > 0)) {
-    const k = `${c.slug}:${c.bodyHash}`;
-    times.set(k, (times.get(k) ?? 0) + 1);
-  }
-  return [...times].filter(([, n]) => n > 1).map(([k]) => k);
-}
 
 describe.skipIf(unavailable("postgres"))("runs spread over worker processes (Postgres, pg-boss)", () => {
   it("3 workers, one killed with -9 mid-run: the run completes, nothing paid twice but calls in flight at the kill, tables as a clean run's", async () => {

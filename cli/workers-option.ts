@@ -1,0 +1,52 @@
+import type { Command } from "commander";
+import { openWorkQueue, queueSchema, type WorkQueue } from "../connectors/queue/work-queue.js";
+import { parseWarehouseUrl } from "../connectors/warehouse/url.js";
+import { type WorkersOptions, workersRunner } from "../engine/distribute/on-workers.js";
+import type { RunPipelines } from "../engine/run/runner.js";
+import { numberFlag } from "./context.js";
+
+export interface WorkersFlags {
+  workers?: boolean;
+  batchSize?: string;
+  lease?: string;
+}
+
+/** `--workers`, `--batch-size` and `--lease` of the commands that start runs (run, serve, schedule). */
+export function withWorkersOptions(cmd: Command): Command {
+  return cmd
+    .option(
+      "--workers",
+      "queue each run's calls in batches for skillsync worker processes (Postgres warehouse) instead of making them here",
+    )
+    .option("--batch-size <n>", "with --workers: calls per queued batch", "20")
+    .option(
+      "--lease <seconds>",
+      "with --workers: how long a worker holds a batch before it goes to another (a dead worker's)",
+      "120",
+    );
+}
+
+/**
+ * The workers' settings when `--workers` is given, checked before anything is opened or sent: the
+ * warehouse must be Postgres (its queue lives there).
+ */
+export function workersFlags(flags: WorkersFlags, db: string | undefined) {
+  if (!flags.workers) return undefined;
+  const target = parseWarehouseUrl(db);
+  queueSchema(target);
+  return {
+    target,
+    batchSize: numberFlag("--batch-size", flags.batchSize, { integer: true, min: 1 }),
+    leaseSeconds: numberFlag("--lease", flags.lease, { integer: true, min: 5 }),
+  };
+}
+
+/** Opens the queue for `--workers`: a runner whose runs' calls workers make, and its close. */
+export async function openWorkers(
+  w: ReturnType<typeof workersFlags>,
+): Promise<{ queue: WorkQueue; options: WorkersOptions; run: RunPipelines } | undefined> {
+  if (!w) return undefined;
+  const queue = await openWorkQueue(w.target);
+  const options = { queue, batchSize: w.batchSize, leaseSeconds: w.leaseSeconds };
+  return { queue, options, run: workersRunner(options) };
+}
