@@ -3,10 +3,11 @@
  * machine. Every figure is the median of several runs. Progress goes to stderr, the table (or
  * JSON with --json) to stdout.
  *
- *   npm run bench -- [--json] [--pg URL] [--only load,saturation,overhead,memory]
+ *   npm run bench -- [--json] [--pg URL] [--only load,saturation,overhead,memory,scaling]
  *                    [--runs 5] [--calls 20000] [--report-rows 1000000] [--latency 200]
  *                    [--concurrency 1,4,16,32] [--rounds 20] [--overhead-calls 2000]
  *                    [--market-pages 400] [--patent-batches 20] [--group 1,16]
+ *                    [--workers 1,2,4] [--worker-concurrency 8] [--cpu-bound-calls 2000]
  *   npm run bench -- --print result.json     (the table of a saved --json result)
  *
  * Postgres figures need a server: --pg URL, or SKILLSYNC_TEST_POSTGRES_URL / DATABASE_URL.
@@ -20,6 +21,7 @@ import { type LoadFigure, loadFigure } from "./load-throughput.js";
 import { compileForMemory, type MemoryFigure, memory } from "./memory.js";
 import { type OverheadFigure, overhead } from "./overhead.js";
 import { type SaturationFigure, saturation } from "./saturation.js";
+import { type ScalingFigure, scaling } from "./scaling.js";
 import { grouped } from "./stats.js";
 import { type BenchResult, table } from "./table.js";
 
@@ -47,7 +49,7 @@ const envPg = [process.env["SKILLSYNC_TEST_POSTGRES_URL"], process.env["DATABASE
   /^postgres(ql)?:\/\//.test(u ?? ""),
 );
 const pgUrl = opt("pg", envPg ?? "") || undefined;
-const only = new Set(opt("only", "load,saturation,overhead,memory").split(","));
+const only = new Set(opt("only", "load,saturation,overhead,memory,scaling").split(","));
 const runs = num("runs", 5);
 const settings = {
   runs,
@@ -61,6 +63,10 @@ const settings = {
   patentBatches: num("patent-batches", 20),
   // Responses per transaction: 1 when answers come one at a time, 16 the runner's largest group.
   groups: opt("group", "1,16").split(",").map(Number),
+  // Worker processes (Postgres only) and the calls in flight in each.
+  workers: opt("workers", "1,2,4").split(",").map(Number),
+  workerConcurrency: num("worker-concurrency", 8),
+  cpuBoundCalls: num("cpu-bound-calls", 2000),
 };
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
@@ -90,6 +96,7 @@ const load: LoadFigure[] = [];
 const sat: SaturationFigure[] = [];
 const over: OverheadFigure[] = [];
 const mem: MemoryFigure[] = [];
+const scale: ScalingFigure[] = [];
 
 if (only.has("load")) {
   log("1. load throughput: generating responses…");
@@ -138,5 +145,30 @@ if (only.has("memory")) {
   mem.push(await memory(script, "calls", settings.calls));
 }
 
-const result: BenchResult = { machine, settings, load, saturation: sat, overhead: over, memory: mem };
+if (only.has("scaling") && pgUrl) {
+  log(
+    `5. workers: W = ${settings.workers.join(", ")} processes × C = ${settings.workerConcurrency}, L = ${settings.latencyMs} ms and 0`,
+  );
+  scale.push(
+    ...(await scaling({
+      pgUrl,
+      latencies: [settings.latencyMs, 0],
+      workers: settings.workers,
+      concurrency: settings.workerConcurrency,
+      rounds: settings.rounds,
+      cpuBoundCalls: settings.cpuBoundCalls,
+      log,
+    })),
+  );
+}
+
+const result: BenchResult = {
+  machine,
+  settings,
+  load,
+  saturation: sat,
+  overhead: over,
+  memory: mem,
+  scaling: scale,
+};
 console.log(flag("json") ? JSON.stringify(result, null, 2) : table(result));

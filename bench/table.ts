@@ -3,6 +3,7 @@ import type { LoadFigure } from "./load-throughput.js";
 import type { MemoryFigure } from "./memory.js";
 import type { OverheadFigure } from "./overhead.js";
 import type { SaturationFigure } from "./saturation.js";
+import type { ScalingFigure } from "./scaling.js";
 import { grouped, mb, round, spread } from "./stats.js";
 
 export interface BenchResult {
@@ -12,6 +13,8 @@ export interface BenchResult {
   saturation: SaturationFigure[];
   overhead: OverheadFigure[];
   memory: MemoryFigure[];
+  /** Absent in results saved before workers existed. */
+  scaling?: ScalingFigure[];
 }
 
 export function table(r: BenchResult): string {
@@ -77,6 +80,24 @@ export function table(r: BenchResult): string {
       const what = f.scenario === "report" ? "report part" : "run";
       const unit = f.scenario === "report" ? "rows" : "calls";
       row(`${what} of ${grouped(f.size)} ${unit}`, mb(f.peakRss), mb(f.referencePeakRss), round(f.ratio));
+    }
+    lines.push("");
+  }
+  if (r.scaling?.length) {
+    lines.push("5. Workers (Postgres, pg-boss), calls/s (target ≥ 0.9 of W·C/L below the CPU bound)");
+    row("", "calls/s", "W·C/L", "ratio", "CPU workers", "CPU postgres", "CPU emulator", "CPU coord.");
+    for (const f of r.scaling) {
+      const cpu = (ms: number) => `${round(ms / f.runMs, 2)} cores`;
+      row(
+        `L = ${f.latencyMs} ms, W = ${f.workers} × C = ${f.concurrency} (${f.calls} calls)`,
+        round(f.callsPerSecond, 1),
+        f.idealCallsPerSecond === null ? "CPU-bound" : round(f.idealCallsPerSecond, 1),
+        f.ratio === null ? "–" : round(f.ratio),
+        cpu(f.cpuMs.workers),
+        cpu(f.cpuMs.postgres),
+        cpu(f.cpuMs.emulator),
+        cpu(f.cpuMs.coordinator),
+      );
     }
     lines.push("");
   }

@@ -130,7 +130,8 @@ export async function openWorkQueue(
     },
     async work<T>(slots: number, handler: (job: QueuedJob<T>) => Promise<void>) {
       for (let i = 0; i < slots; i++) {
-        await boss.work<T>(
+        let workerId: string | undefined;
+        workerId = await boss.work<T>(
           CALLS_QUEUE,
           { includeMetadata: true, batchSize: 1, pollingIntervalSeconds },
           async ([job]) => {
@@ -141,6 +142,9 @@ export async function openWorkQueue(
               await done;
             } finally {
               active.delete(done);
+              // pg-boss waits out its polling interval after a short job; with a job just done,
+              // the next is likely waiting: fetch it now.
+              if (workerId) boss.notifyWorker(workerId);
             }
           },
         );
