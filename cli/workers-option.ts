@@ -3,7 +3,7 @@ import { openWorkQueue, queueSchema, type WorkQueue } from "../connectors/queue/
 import { parseWarehouseUrl } from "../connectors/warehouse/url.js";
 import { type WorkersOptions, workersRunner } from "../engine/distribute/on-workers.js";
 import type { RunPipelines } from "../engine/run/runner.js";
-import { numberFlag } from "./context.js";
+import { numberFlag, UsageError } from "./context.js";
 
 export interface WorkersFlags {
   workers?: boolean;
@@ -18,11 +18,10 @@ export function withWorkersOptions(cmd: Command): Command {
       "--workers",
       "queue each run's calls in batches for skillsync worker processes (Postgres warehouse) instead of making them here",
     )
-    .option("--batch-size <n>", "with --workers: calls per queued batch", "20")
+    .option("--batch-size <n>", "with --workers: calls per queued batch (default 20)")
     .option(
       "--lease <seconds>",
-      "with --workers: how long a worker holds a batch before it goes to another (a dead worker's)",
-      "120",
+      "with --workers: how long a worker holds a batch before it goes to another, as a dead worker's (default 120)",
     );
 }
 
@@ -31,7 +30,13 @@ export function withWorkersOptions(cmd: Command): Command {
  * warehouse must be Postgres (its queue lives there).
  */
 export function workersFlags(flags: WorkersFlags, db: string | undefined) {
-  if (!flags.workers) return undefined;
+  if (!flags.workers) {
+    const stray =
+      flags.batchSize !== undefined ? "--batch-size" : flags.lease !== undefined ? "--lease" : undefined;
+    if (stray)
+      throw new UsageError(`${stray} goes with --workers: without it every call is made in this process`);
+    return undefined;
+  }
   const target = parseWarehouseUrl(db);
   queueSchema(target);
   return {

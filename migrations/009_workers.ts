@@ -1,13 +1,15 @@
 import { type Kysely, type Migration, sql } from "kysely";
 import type { WarehouseAdapter } from "../connectors/warehouse/adapter.js";
 import type { AnyDB } from "../connectors/warehouse/open.js";
+import { addColumnIfMissing } from "./add-column.js";
 
 /**
  * Runs spread over worker processes (Postgres, pg-boss). `skillsync_workers`: one row per worker
  * process, its heartbeat and the run it works for (`skillsync workers`). `skillsync_run_jobs`: one
  * row per attempt at a queued batch of a run's calls — which worker took it, what it counted and
  * met — so a run's counters add up over every worker, a re-delivered batch knows an earlier
- * attempt, and the run's coordinator knows when each batch is done.
+ * attempt, and the run's coordinator knows when each batch is done. `skillsync_runs.invocation`:
+ * the invocation whose batches the run wants made (a resumed run's earlier batches are left).
  */
 export function workerTables(adapter: WarehouseAdapter): Migration {
   const time = sql.raw(adapter.sqlType("timestamp"));
@@ -45,6 +47,7 @@ export function workerTables(adapter: WarehouseAdapter): Migration {
         .on("skillsync_run_jobs")
         .columns(["run_id", "state"])
         .execute();
+      await addColumnIfMissing(db, adapter, "skillsync_runs", "invocation", "text");
     },
   };
 }

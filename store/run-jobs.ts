@@ -19,11 +19,12 @@ export interface Attempt<O> {
   workerAlive: boolean;
 }
 
-/** Records that a worker takes a batch now. */
+/** Records that a worker takes a batch now (replacing its own earlier attempt at it, if any). */
 export async function startAttempt(
   w: Warehouse,
   a: { jobId: string; workerId: string; runId: string; pipeline: string },
 ): Promise<void> {
+  const started = new Date().toISOString();
   await w.db
     .insertInto("skillsync_run_jobs")
     .values({
@@ -32,9 +33,19 @@ export async function startAttempt(
       run_id: a.runId,
       pipeline: a.pipeline,
       state: "active",
-      started_at: new Date().toISOString(),
+      started_at: started,
     })
+    .onConflict((oc) =>
+      oc
+        .columns(["job_id", "worker_id"])
+        .doUpdateSet({ state: "active", outcome: null, started_at: started, finished_at: null }),
+    )
     .execute();
+}
+
+/** The invocation whose batches a run's workers make now (runWantsWork). */
+export async function setRunInvocation(w: Warehouse, runId: string, invocation: string): Promise<void> {
+  await w.db.updateTable("skillsync_runs").set({ invocation }).where("id", "=", runId).execute();
 }
 
 /** What an attempt counted and met so far (`done`: it ended, every call of its batch settled). */

@@ -2,14 +2,22 @@ import { hostname } from "node:os";
 import type { Warehouse } from "../connectors/warehouse/open.js";
 import { ownerAlive } from "./runs.js";
 
-/** A worker's row: its process lives (ownerAlive: its pid on this host, else a recent heartbeat) and has not stopped. */
+/** Workers beat every 5 s; one silent for this long is dead, whatever its pid says. */
+export const WORKER_STALE_MS = 30_000;
+
+/**
+ * A worker's row: it has not stopped, its process lives (ownerAlive: its pid on this host, else a
+ * recent heartbeat) and it beat lately — a container restarted in place keeps its host name and
+ * may give node the same pid, which must not pass for the dead worker.
+ */
 export function workerAlive(row: {
   host: unknown;
   pid: unknown;
   heartbeat_at: unknown;
   stopped_at: unknown;
 }): boolean {
-  return !row.stopped_at && ownerAlive(row);
+  const beat = Date.parse(String(row.heartbeat_at));
+  return !row.stopped_at && Date.now() - beat < WORKER_STALE_MS && ownerAlive(row);
 }
 
 export interface WorkerRow {

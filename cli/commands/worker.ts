@@ -65,8 +65,9 @@ export function registerWorkerCommands(program: Command): void {
     .description("list the live workers: host, pid, concurrency, current run, last heartbeat")
     .option("--db <url>", "the warehouse: postgres://… (default DATABASE_URL)")
     .option("--json", "print JSON")
-    .action((flags: { db?: string; json?: boolean }) =>
-      withWarehouse(
+    .action((flags: { db?: string; json?: boolean }) => {
+      queueSchema(parseWarehouseUrl(dbOption(flags)));
+      return withWarehouse(
         dbOption(flags),
         async (w) => {
           await migrateToLatest(w);
@@ -88,6 +89,6 @@ export function registerWorkerCommands(program: Command): void {
           );
         },
         { existing: true },
-      ),
-    );
+      );
+    });
 }

@@ -5,6 +5,8 @@ import { ConfigurationError } from "../../core/errors.js";
 import { isCatalogRace, isDeadlock } from "../warehouse/driver-errors.js";
 import type { WarehouseTarget } from "../warehouse/url.js";
 
+const INSERT_CHUNK = 250;
+
 /** The queue a run's batches of calls wait in until a worker takes them. */
 export const CALLS_QUEUE = "skillsync-calls";
 
@@ -112,20 +114,22 @@ export async function openWorkQueue(
     schema,
     async enqueue(jobs, { leaseSeconds }) {
       const ids = jobs.map(() => randomUUID());
-      if (!jobs.length) return ids;
-      await boss.insert(
-        jobs.map((data, i) => ({
-          id: ids[i]!,
-          name: CALLS_QUEUE,
-          data,
-          expireInSeconds: leaseSeconds,
-          // Re-delivery is safe (a worker re-running a batch pays for nothing already answered),
-          // so a batch is retried until it is done rather than lost.
-          retryLimit: 100,
-          retryDelay: 1,
-          retryBackoff: true,
-        })),
-      );
+      // A few hundred jobs per statement: a run of 100,000 calls is not one statement of megabytes.
+      for (let at = 0; at < jobs.length; at += INSERT_CHUNK) {
+        await boss.insert(
+          jobs.slice(at, at + INSERT_CHUNK).map((data, j) => ({
+            id: ids[at + j]!,
+            name: CALLS_QUEUE,
+            data,
+            expireInSeconds: leaseSeconds,
+            // Re-delivery is safe (a worker re-running a batch pays for nothing already answered),
+            // so a batch is retried (every 2 s, for a few minutes) rather than lost.
+            retryLimit: 100,
+            retryDelay: 2,
+            retryBackoff: false,
+          })),
+        );
+      }
       return ids;
     },
     async work<T>(slots: number, handler: (job: QueuedJob<T>) => Promise<void>) {

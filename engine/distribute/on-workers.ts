@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { WorkQueue } from "../../connectors/queue/work-queue.js";
-import { type Attempt, attempts } from "../../store/run-jobs.js";
+import { type Attempt, attempts, setRunInvocation } from "../../store/run-jobs.js";
 import { askRunToStop, interruptReserved, type RunCounters } from "../../store/runs.js";
 import { liveWorkers } from "../../store/workers.js";
 import type { PlannedCall } from "../extract/planned-calls.js";
@@ -90,9 +90,16 @@ async function stageOnWorkers(
     }),
   );
   if (s.state.stop) return;
+  await setRunInvocation(s.warehouse, s.runId, s.invocation);
   const ids = await o.workers.queue.enqueue(jobs, { leaseSeconds: o.workers.leaseSeconds ?? 120 });
   s.report(`${c.pipeline.name}: ${ids.length} batch(es) queued for workers`);
-  const end = await follow(s, c, o.workers.queue, base, ids);
+  const end = await follow(
+    s,
+    c,
+    o.workers.queue,
+    base,
+    new Map(ids.map((id, i) => [id, jobs[i]!.calls.length])),
+  );
   await interruptReserved(s.warehouse, s.runId, c.pipeline.name);
   await finishPipeline(s, env, c, {
     seen: mergeSeen([...seen, ...end.seen]),
@@ -121,8 +128,9 @@ async function follow(
   c: Compiled,
   queue: WorkQueue,
   base: RunCounters,
-  ids: string[],
+  sizes: Map<string, number>,
 ): Promise<{ seen: QualitySeen[]; complete: boolean }> {
+  const ids = [...sizes.keys()];
   const mine = new Set(ids);
   let stopAsked = false;
   let lonely = Date.now();
@@ -145,7 +153,7 @@ async function follow(
     const ended = pending.filter((id) =>
       ["completed", "cancelled", "failed"].includes(states.get(id) ?? "cancelled"),
     );
-    if (!going && ended.length === pending.length) return settle(s, c, list, pending, states);
+    if (!going && ended.length === pending.length) return settle(s, c, list, pending, states, sizes);
     if (!going && (await liveWorkers(s.warehouse)).length === 0) {
       if (Date.now() - lonely > NO_WORKER_NOTE_MS) {
         lonely = Date.now();
@@ -185,17 +193,22 @@ function settle(
   list: Attempt<BatchOutcome>[],
   pending: string[],
   states: Map<string, string>,
+  sizes: Map<string, number>,
 ): { seen: QualitySeen[]; complete: boolean } {
   for (const a of list) s.failures.push(...(a.outcome?.failures ?? []));
   const lost = pending.filter((id) => states.get(id) === "failed");
   for (const id of lost) {
-    s.counters.callsFailed++;
+    // Its calls that no attempt loaded failed with it.
+    const loaded = list
+      .filter((a) => a.jobId === id)
+      .reduce((n, a) => n + (a.outcome?.counters.callsDone ?? 0), 0);
+    s.counters.callsFailed += Math.max(1, (sizes.get(id) ?? 1) - loaded);
     s.failures.push({
       pipeline: c.pipeline.name,
       skill: c.pipeline.skill,
       requestHash: id,
       code: "BATCH_FAILED",
-      message: `batch ${id} failed on every delivery: see the workers' logs, then run again (answered calls are not paid again)`,
+      message: `batch ${id} (${sizes.get(id)} calls) failed on every delivery: see the workers' logs, then run again (answered calls are not paid again)`,
       ambiguous: false,
     });
   }

@@ -48,14 +48,15 @@ const SAVE_EVERY_MS = 250;
  */
 export async function runBatch(ctx: BatchContext, jobId: string, job: BatchJob): Promise<void> {
   const w = ctx.warehouse;
-  const earlier = await settledEarlier(w, jobId, ctx.workerId);
+  const earlier = await settledEarlier(w, jobId);
   if (earlier.some((a) => a.state === "done")) return;
-  if (!(await runWantsWork(w, job.runId))) return;
+  if (!(await runWantsWork(w, job.runId, job.invocation))) return;
   const taken = earlier.filter((a) => a.state !== "superseded");
+  // This worker's own earlier attempt (given back after an error) is replaced by the new one.
   await supersede(
     w,
     jobId,
-    taken.map((a) => a.workerId),
+    taken.filter((a) => a.workerId !== ctx.workerId).map((a) => a.workerId),
   );
   const p = parsePipeline(job.pipeline.text, job.pipeline.file);
   await startAttempt(w, { jobId, workerId: ctx.workerId, runId: job.runId, pipeline: p.name });
@@ -124,7 +125,7 @@ export async function runBatch(ctx: BatchContext, jobId: string, job: BatchJob):
     saveNow("active").catch(() => {});
   }, SAVE_EVERY_MS);
   const watch = setInterval(() => {
-    void runWantsWork(w, job.runId)
+    void runWantsWork(w, job.runId, job.invocation)
       .then((wants) => {
         if (!wants) s.state.stop = true;
       })
@@ -159,13 +160,13 @@ export async function runBatch(ctx: BatchContext, jobId: string, job: BatchJob):
 const WAIT_EARLIER_MS = 500;
 
 /**
- * The job's earlier attempts, once none is still going in a live worker: a batch whose lease
- * expired while its worker lives is re-delivered, and both sending its calls at once could pay
- * twice (single flight spans runs, not the attempts of one run).
+ * The job's earlier attempts, once none is still going in a live worker (this one included): a
+ * batch whose lease expired while its worker lives is re-delivered, and both sending its calls at
+ * once could pay twice (single flight spans runs, not the attempts of one run).
  */
-async function settledEarlier(w: Warehouse, jobId: string, me: string): Promise<Attempt<BatchOutcome>[]> {
+async function settledEarlier(w: Warehouse, jobId: string): Promise<Attempt<BatchOutcome>[]> {
   for (;;) {
-    const list = (await attempts<BatchOutcome>(w, { jobId })).filter((a) => a.workerId !== me);
+    const list = await attempts<BatchOutcome>(w, { jobId });
     if (!list.some((a) => a.state === "active" && a.workerAlive)) return list;
     await sleep(WAIT_EARLIER_MS);
   }
@@ -190,9 +191,14 @@ function carriedFrom(taken: Attempt<BatchOutcome>[]): CarriedCounters {
   return out;
 }
 
-/** The run still wants its batches made: running, no stop asked, its coordinating process alive. */
-export async function runWantsWork(w: Warehouse, runId: string): Promise<boolean> {
+/**
+ * The run still wants this invocation's batches made: running, no stop asked, its coordinating
+ * process alive and the same one that queued them (a run resumed after its coordinator died
+ * queues its calls anew; the dead one's batches are left).
+ */
+export async function runWantsWork(w: Warehouse, runId: string, invocation: string): Promise<boolean> {
   const run = await getRun(w, runId);
   if (run?.["status"] !== "running" || run["stop_reason"] !== null) return false;
+  if (run["invocation"] !== invocation) return false;
   return ownerAlive({ pid: run["pid"], host: run["host"], heartbeat_at: run["heartbeat_at"] });
 }

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { openWarehouse } from "../../../connectors/warehouse/open.js";
 import { cli } from "../../helpers/cli.js";
@@ -43,6 +44,26 @@ describe.skipIf(unavailable("postgres"))("workers: ceilings, draining, cancellin
     expect(charged).toBeGreaterThanOrEqual(30);
     expect(summary.counters.creditsSpent).toBe(charged);
     expect(paidTwice(emulator.ledger())).toEqual([]);
+
+    // The warehouse's daily budget holds over the workers as well.
+    const env = { SKILL_API_BASE_URL: emulator.url, SKILL_API_KEY: DEMO_KEY };
+    expect((await cli(["budget", "--db", db, "--daily", String(charged + 11)], env)).code).toBe(0);
+    const other = [
+      "run",
+      "marketplace-search",
+      ...keywords(40, "desk"),
+      "--db",
+      db,
+      "--workers",
+      "--batch-size",
+      "5",
+    ];
+    const daily = await cli([...other, "--json"], env);
+    expect(daily.code, daily.err).toBe(3);
+    expect(JSON.parse(daily.out).stopReason).toMatch(/daily budget/);
+    const total = emulator.ledger().calls.reduce((n, c) => n + c.credits, 0);
+    expect(total).toBeLessThanOrEqual(charged + 11);
+    expect(total).toBeGreaterThanOrEqual(charged + 5);
   }, 90_000);
 
   it("SIGTERM drains a worker: exit 0, its calls in flight recorded; another worker finishes the batch paying nothing twice", async () => {
@@ -173,7 +194,7 @@ describe.skipIf(unavailable("postgres"))("workers: ceilings, draining, cancellin
     expect((await fetch(`http://127.0.0.1:${port}/other`)).status).toBe(404);
   }, 60_000);
 
-  it("refuses --workers and worker on a SQLite warehouse (exit 2) before creating anything", async () => {
+  it("refuses --workers, worker and workers on a SQLite warehouse, and --lease without --workers (exit 2), creating nothing", async () => {
     const db = freshWarehouseUrl("sqlite");
     const run = await cli(["run", "marketplace-search", "--param", "keyword=x", "--db", db, "--workers"], {
       SKILL_API_BASE_URL: "http://127.0.0.1:9",
@@ -184,7 +205,15 @@ describe.skipIf(unavailable("postgres"))("workers: ceilings, draining, cancellin
     const worker = await cli(["worker", "--db", db], {});
     expect(worker.code).toBe(2);
     expect(worker.err).toMatch(/workers need a Postgres warehouse/);
-    const { existsSync } = await import("node:fs");
+    const listed = await cli(["workers", "--db", db], {});
+    expect(listed.code).toBe(2);
+    expect(listed.err).toMatch(/workers need a Postgres warehouse/);
+    const stray = await cli(
+      ["run", "marketplace-search", "--param", "keyword=x", "--db", db, "--lease", "30"],
+      {},
+    );
+    expect(stray.code).toBe(2);
+    expect(stray.err).toMatch(/--lease goes with --workers/);
     expect(existsSync(db)).toBe(false);
   });
 });
