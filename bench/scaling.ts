@@ -32,8 +32,10 @@ export interface ScalingFigure {
   ratio: number | null;
   /** CPU time spent during the timed run, ms, by whom. */
   cpuMs: { workers: number; postgres: number; emulator: number; coordinator: number };
-  /** First call reserved to last call settled. */
+  /** First call reserved to last call settled (the median run's). */
   wallMs: number;
+  /** Each run's calls/s. */
+  runRates: number[];
   /** The whole run as the coordinator saw it (planning and following included): what the CPU times are over. */
   runMs: number;
 }
@@ -156,6 +158,8 @@ export async function scaling(o: {
   /** With L > 0, each worker's C calls are sent this many times over. */
   rounds: number;
   cpuBoundCalls: number;
+  /** Timed runs per point (the median is the figure). */
+  runs: number;
   log: (line: string) => void;
 }): Promise<ScalingFigure[]> {
   const out: ScalingFigure[] = [];
@@ -177,7 +181,11 @@ export async function scaling(o: {
             ...(await Promise.all(Array.from({ length: W - 1 }, () => startWorkerProcess(db, emu.url, c)))),
           );
           await timedRun(w, emu, workers, W * c * 2, c); // tables, JIT, connections
-          const r = await timedRun(w, emu, workers, calls, c);
+          const timed = [];
+          for (let i = 0; i < o.runs; i++) timed.push(await timedRun(w, emu, workers, calls, c));
+          const r = [...timed].sort((a, b) => a.callsPerSecond - b.callsPerSecond)[
+            Math.floor(timed.length / 2)
+          ]!;
           const ideal = latencyMs > 0 ? (W * c) / (latencyMs / 1000) : null;
           out.push({
             latencyMs,
@@ -190,6 +198,7 @@ export async function scaling(o: {
             cpuMs: r.cpuMs,
             wallMs: r.wallMs,
             runMs: r.runMs,
+            runRates: timed.map((t) => t.callsPerSecond),
           });
         } finally {
           for (const p of workers) p.kill("SIGTERM");

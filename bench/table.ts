@@ -85,7 +85,17 @@ export function table(r: BenchResult): string {
   }
   if (r.scaling?.length) {
     lines.push("5. Workers (Postgres, pg-boss), calls/s (target ≥ 0.9 of W·C/L below the CPU bound)");
-    row("", "calls/s", "W·C/L", "ratio", "CPU workers", "CPU postgres", "CPU emulator", "CPU coord.");
+    row(
+      "",
+      "calls/s",
+      "W·C/L",
+      "ratio",
+      "each run",
+      "CPU workers",
+      "CPU postgres",
+      "CPU emulator",
+      "CPU coord.",
+    );
     for (const f of r.scaling) {
       const cpu = (ms: number) => `${round(ms / f.runMs, 2)} cores`;
       row(
@@ -93,6 +103,9 @@ export function table(r: BenchResult): string {
         round(f.callsPerSecond, 1),
         f.idealCallsPerSecond === null ? "CPU-bound" : round(f.idealCallsPerSecond, 1),
         f.ratio === null ? "–" : round(f.ratio),
+        f.idealCallsPerSecond === null
+          ? spread(f.runRates, 0)
+          : spread(f.runRates.map((x) => x / f.idealCallsPerSecond!)),
         cpu(f.cpuMs.workers),
         cpu(f.cpuMs.postgres),
         cpu(f.cpuMs.emulator),

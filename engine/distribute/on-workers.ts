@@ -73,22 +73,7 @@ async function stageOnWorkers(
     complete = r.complete;
   }
   const base = { ...s.counters };
-  const jobs = batchesOf(calls, o.workers.batchSize ?? 20).map(
-    (batch): BatchJob => ({
-      runId: s.runId,
-      invocation: s.invocation,
-      maxCredits: o.maxCredits,
-      resumed: s.resumed,
-      pipeline: {
-        file: c.pipeline.file,
-        text: readFileSync(c.pipeline.file, "utf8"),
-        params: c.params,
-        freshnessMs: c.freshnessMs,
-      },
-      prices: [...env.prices],
-      calls: batch,
-    }),
-  );
+  const jobs = batchJobs(s, env, c, o, calls);
   if (s.state.stop) return;
   await setRunInvocation(s.warehouse, s.runId, s.invocation);
   const ids = await o.workers.queue.enqueue(jobs, { leaseSeconds: o.workers.leaseSeconds ?? 120 });
@@ -105,6 +90,32 @@ async function stageOnWorkers(
     seen: mergeSeen([...seen, ...end.seen]),
     complete: complete && end.complete,
   });
+}
+
+/** The pipeline's calls in batches, each with all a worker needs to make them. */
+function batchJobs(
+  s: RunSession,
+  env: RunEnv,
+  c: Compiled,
+  o: RunOptions & { workers: WorkersOptions },
+  calls: Iterable<PlannedCall>,
+): BatchJob[] {
+  const pipeline = {
+    file: c.pipeline.file,
+    text: readFileSync(c.pipeline.file, "utf8"),
+    params: c.params,
+    freshnessMs: c.freshnessMs,
+  };
+  const prices = [...env.prices];
+  return batchesOf(calls, o.workers.batchSize ?? 20).map((batch) => ({
+    runId: s.runId,
+    invocation: s.invocation,
+    maxCredits: o.maxCredits,
+    resumed: s.resumed,
+    pipeline,
+    prices,
+    calls: batch,
+  }));
 }
 
 function batchesOf(calls: Iterable<PlannedCall>, size: number): PlannedCall[][] {

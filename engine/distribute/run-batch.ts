@@ -1,13 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
-import {
-  type Attempt,
-  type AttemptState,
-  attempts,
-  saveAttempt,
-  startAttempt,
-  supersede,
-} from "../../store/run-jobs.js";
+import { type Attempt, attempts, startAttempt, supersede } from "../../store/run-jobs.js";
 import {
   type CarriedCounters,
   getRun,
@@ -15,13 +8,14 @@ import {
   type RunCounters,
   zeroCounters,
 } from "../../store/runs.js";
-import { parsePipeline } from "../define/pipeline-file.js";
+import { type LoadedPipeline, parsePipeline } from "../define/pipeline-file.js";
 import { callFactory } from "../extract/planned-calls.js";
 import type { SkillCaller } from "../extract/skill-caller.js";
 import { compileMapping } from "../normalize/mapping.js";
 import { emptySeen } from "../run/quality.js";
 import { pipelineCeilings, type RunEnv, runCalls } from "../run/run-pipeline.js";
 import { newSession, type RunSession } from "../run/session.js";
+import { attemptRecord, carriedFrom } from "./attempt-record.js";
 import type { BatchJob, BatchOutcome } from "./batch-job.js";
 
 export interface BatchContext {
@@ -36,7 +30,6 @@ export interface BatchContext {
 }
 
 const RUN_CHECK_MS = 1000;
-const SAVE_EVERY_MS = 250;
 
 /**
  * One delivery of a queued batch: the earlier attempt of a re-delivered batch is waited for while
@@ -48,113 +41,113 @@ const SAVE_EVERY_MS = 250;
  */
 export async function runBatch(ctx: BatchContext, jobId: string, job: BatchJob): Promise<void> {
   const w = ctx.warehouse;
-  const earlier = await settledEarlier(w, jobId);
-  if (earlier.some((a) => a.state === "done")) return;
-  if (!(await runWantsWork(w, job.runId, job.invocation))) return;
-  const taken = earlier.filter((a) => a.state !== "superseded");
-  // This worker's own earlier attempt (given back after an error) is replaced by the new one.
-  await supersede(
-    w,
-    jobId,
-    taken.filter((a) => a.workerId !== ctx.workerId).map((a) => a.workerId),
-  );
   const p = parsePipeline(job.pipeline.text, job.pipeline.file);
-  await startAttempt(w, { jobId, workerId: ctx.workerId, runId: job.runId, pipeline: p.name });
-
-  const counters = { ...zeroCounters(), ...carriedFrom(taken) };
-  let dirty = false;
-  const s: RunSession = await newSession(w, {
+  const claim = await claimBatch(ctx, jobId, job, p.name);
+  if (!claim) return;
+  const counters = { ...zeroCounters(), ...claim.carried };
+  let seen = emptySeen();
+  let s: RunSession | undefined;
+  const record = attemptRecord(w, jobId, ctx.workerId, (complete) => ({
+    counters: { ...counters },
+    failures: s?.failures ?? [],
+    seen,
+    complete,
+    stopReason: s && (s.state.ceiling || s.state.authFailure) ? s.state.stopReason : undefined,
+    ceiling: s?.state.ceiling ?? false,
+    authFailure: s?.state.authFailure ?? false,
+  }));
+  s = await newSession(w, {
     runId: job.runId,
-    resumed: job.resumed || earlier.length > 0,
+    resumed: job.resumed || claim.redelivered,
     counters,
     invocation: job.invocation,
     maxCredits: job.maxCredits,
     reporter: {
       update: (c) => {
-        dirty = true;
+        record.changed();
         ctx.onCounters?.(c);
       },
     },
   });
+  s.alongLoad = record.alongLoad;
+  // What the attempts taken over counted: the baseline for this worker's own metrics.
+  ctx.onCounters?.({ ...counters });
+  const unwatch = watchRun(ctx, job, s);
+  try {
+    const r = await makeCalls(ctx, s, p, job);
+    seen = r.seen;
+    if (ctx.drain.aborted && !r.complete) {
+      throw new Error("the worker drained before this batch was done: another worker finishes it");
+    }
+    await record.save("done", r.complete);
+  } catch (err) {
+    // Given back: what this attempt paid for is carried by the one that takes the batch over.
+    await record.save("released").catch(() => {});
+    throw err;
+  } finally {
+    record.stop();
+    unwatch();
+  }
+}
+
+/** The batch's calls, through the same runCalls as a local run's. */
+function makeCalls(ctx: BatchContext, s: RunSession, p: LoadedPipeline, job: BatchJob) {
+  const prices = new Map(job.prices);
   const c = {
     pipeline: p,
     params: job.pipeline.params,
     mapping: compileMapping(p.records),
     freshnessMs: job.pipeline.freshnessMs,
   };
-  const env: RunEnv = {
-    client: ctx.client,
-    prices: new Map(job.prices),
-    sheet: undefined,
-    concurrency: ctx.concurrency,
+  const env: RunEnv = { client: ctx.client, prices, sheet: undefined, concurrency: ctx.concurrency };
+  const factory = callFactory(p, c.params, prices, ctx.client.prepare.bind(ctx.client));
+  const calls = Object.assign(job.calls, { count: job.calls.length });
+  return runCalls(s, env, c, factory, calls, pipelineCeilings(s, p));
+}
+
+/**
+ * Takes the batch for this worker: once no earlier attempt is going in a live worker, and unless
+ * one finished it or the run no longer wants it. Earlier attempts are superseded (this worker's
+ * own is replaced) and their counters carried.
+ */
+async function claimBatch(
+  ctx: BatchContext,
+  jobId: string,
+  job: BatchJob,
+  pipeline: string,
+): Promise<{ carried: CarriedCounters; redelivered: boolean } | undefined> {
+  const w = ctx.warehouse;
+  const earlier = await settledEarlier(w, jobId);
+  if (earlier.some((a) => a.state === "done")) return undefined;
+  if (!(await runWantsWork(w, job.runId, job.invocation))) return undefined;
+  const taken = earlier.filter((a) => a.state !== "superseded");
+  await supersede(
+    w,
+    jobId,
+    taken.filter((a) => a.workerId !== ctx.workerId).map((a) => a.workerId),
+  );
+  await startAttempt(w, { jobId, workerId: ctx.workerId, runId: job.runId, pipeline });
+  return { carried: carriedFrom(taken), redelivered: earlier.length > 0 };
+}
+
+/** Stops the batch's calls when the run no longer wants them (checked every second) or the worker drains. */
+function watchRun(ctx: BatchContext, job: BatchJob, s: RunSession): () => void {
+  const stop = () => {
+    s.state.stop = true;
   };
-  // Each load records the attempt's counters in its own transaction: rows and their count commit together.
-  s.alongLoad = (db, added) =>
-    saveAttempt({ db }, jobId, ctx.workerId, {
-      ...outcome(false),
-      counters: {
-        ...counters,
-        callsDone: counters.callsDone + added.calls,
-        rowsWritten: counters.rowsWritten + added.rows,
-        rowsRejected: counters.rowsRejected + added.rejected,
-      },
-    });
-  // What the attempts taken over counted: the baseline for this worker's own metrics.
-  ctx.onCounters?.({ ...counters });
-  let seen = emptySeen();
-  const outcome = (complete: boolean): BatchOutcome => ({
-    counters: { ...counters },
-    failures: s.failures,
-    seen,
-    complete,
-    stopReason: s.state.ceiling || s.state.authFailure ? s.state.stopReason : undefined,
-    ceiling: s.state.ceiling,
-    authFailure: s.state.authFailure,
-  });
-  // Saved as it goes, so a worker killed mid-batch leaves what it paid for to the attempt taking
-  // over; one save at a time, the last one after every earlier one.
-  let saving = Promise.resolve();
-  const saveNow = (state: AttemptState, complete = false) => {
-    const saved = saving.then(() => saveAttempt(w, jobId, ctx.workerId, outcome(complete), state));
-    saving = saved.catch(() => {});
-    return saved;
-  };
-  const save = setInterval(() => {
-    if (!dirty) return;
-    dirty = false;
-    saveNow("active").catch(() => {});
-  }, SAVE_EVERY_MS);
-  const watch = setInterval(() => {
-    void runWantsWork(w, job.runId, job.invocation)
+  const timer = setInterval(() => {
+    runWantsWork(ctx.warehouse, job.runId, job.invocation)
       .then((wants) => {
-        if (!wants) s.state.stop = true;
+        if (!wants) stop();
       })
       .catch(() => {});
   }, RUN_CHECK_MS);
-  const onDrain = () => {
-    s.state.stop = true;
+  ctx.drain.addEventListener("abort", stop);
+  if (ctx.drain.aborted) stop();
+  return () => {
+    clearInterval(timer);
+    ctx.drain.removeEventListener("abort", stop);
   };
-  ctx.drain.addEventListener("abort", onDrain);
-  if (ctx.drain.aborted) onDrain();
-  try {
-    const calls = Object.assign(job.calls, { count: job.calls.length });
-    const factory = callFactory(p, c.params, env.prices, ctx.client.prepare.bind(ctx.client));
-    const r = await runCalls(s, env, c, factory, calls, pipelineCeilings(s, p));
-    seen = r.seen;
-    if (ctx.drain.aborted && !r.complete) {
-      throw new Error("the worker drained before this batch was done: another worker finishes it");
-    }
-    clearInterval(save);
-    await saveNow("done", r.complete);
-  } catch (err) {
-    clearInterval(save);
-    // Given back: what this attempt paid for is carried by the one that takes the batch over.
-    await saveNow("released").catch(() => {});
-    throw err;
-  } finally {
-    clearInterval(watch);
-    ctx.drain.removeEventListener("abort", onDrain);
-  }
 }
 
 const WAIT_EARLIER_MS = 500;
@@ -170,25 +163,6 @@ async function settledEarlier(w: Warehouse, jobId: string): Promise<Attempt<Batc
     if (!list.some((a) => a.state === "active" && a.workerAlive)) return list;
     await sleep(WAIT_EARLIER_MS);
   }
-}
-
-/** What the attempts taken over had paid for, reused and loaded (as a resumed run carries its earlier part's). */
-function carriedFrom(taken: Attempt<BatchOutcome>[]): CarriedCounters {
-  const out: CarriedCounters = {
-    callsCached: 0,
-    callsShared: 0,
-    creditsSpent: 0,
-    rowsWritten: 0,
-    rowsRejected: 0,
-    itemsReused: 0,
-    creditsSaved: 0,
-  };
-  for (const a of taken) {
-    const c = a.outcome?.counters;
-    if (!c) continue;
-    for (const k of Object.keys(out) as (keyof CarriedCounters)[]) out[k] += c[k];
-  }
-  return out;
 }
 
 /**

@@ -14,7 +14,12 @@ describe("what the workers' shares of a pipeline showed, added up", () => {
   it("a column is empty only when every share that saw records found it empty; members unmapped in any share count once", () => {
     const merged = mergeSeen([
       seen({ emptyColumns: ["price (from price)", "rating (from rating)"], unmappedMembers: ["badge"] }),
-      seen({ emptyColumns: ["rating (from rating)"], unmappedMembers: ["badge", "coupon"], rejected: 2, firstReject: "asin: missing" }),
+      seen({
+        emptyColumns: ["rating (from rating)"],
+        unmappedMembers: ["badge", "coupon"],
+        rejected: 2,
+        firstReject: "asin: missing",
+      }),
       // A share with no records says nothing about columns.
       seen({ records: 0, emptyColumns: [] }),
     ]);

@@ -30,7 +30,7 @@ const num = (f: Figures | undefined, k: string) => (typeof f?.[k] === "number" ?
 /** Prints the suite's figures and writes them to test/reliability/results.json. */
 export function summarise(dir: string, scan: ScanCounts, meta: { seconds: number; schemas: number }): void {
   const areas = collectFigures(dir);
-  const { crash, faults, ceilings, bad_input: bad, load, concurrent, read_only: ro } = areas;
+  const { crash, faults, ceilings, bad_input: bad, load, concurrent, read_only: ro, workers } = areas;
   const headline = {
     crashTrials: { sqlite: num(crash, "trials_sqlite"), postgres: num(crash, "trials_postgres") },
     faultsInjected: num(faults, "faults_injected"),
@@ -45,7 +45,8 @@ export function summarise(dir: string, scan: ScanCounts, meta: { seconds: number
       num(bad, "sent") +
       num(ceilings, "double_paid") +
       num(concurrent, "double_paid"),
-    overshootCredits: num(crash, "overshoot") + num(ceilings, "overshoot"),
+    overshootCredits:
+      num(crash, "overshoot") + num(ceilings, "overshoot") + num(workers, "ceiling_overshoot"),
     leaks: scan.leaks.length,
   };
   const results = {
@@ -80,6 +81,7 @@ export function summarise(dir: string, scan: ScanCounts, meta: { seconds: number
     `first use at once  ${num(concurrent, "first_use_processes")} processes on new warehouses, ${num(concurrent, "first_use_failed")} failed`,
     `in-flight calls re-paid after a kill (answered, not yet stored) ${num(crash, "inflight_repaid")}, answered up to ${num(crash, "inflight_window_ms_max")} ms before the kill`,
     `read-only path    ${num(ro, "sqlite_statements_max")} hostile statements through every read path: sqlite ${num(ro, "sqlite_refused")} refused, ${num(ro, "sqlite_timed_out")} stopped at the limit, ${num(ro, "sqlite_finished")} finished; postgres ${num(ro, "postgres_refused")} / ${num(ro, "postgres_timed_out")} / ${num(ro, "postgres_finished")}; slowest ${Math.max(num(ro, "sqlite_slowest_ms_max"), num(ro, "postgres_slowest_ms_max"))} ms; killed client's backend gone in ${num(ro, "killed_client_backend_gone_ms_max")} ms`,
+    `workers           ${num(workers, "workers")} worker processes, ${num(workers, "killed")} killed -9 mid-run: ${num(workers, "calls")} calls, ${num(workers, "requests_paid_twice")} paid twice (${num(workers, "interrupted_at_kill")} in flight at the kill); --max-credits ${num(workers, "ceiling_over_3_workers")} over 3 workers: ${num(workers, "ceiling_charged")} charged, overshoot ${num(workers, "ceiling_overshoot")}`,
     `secret scan: ${scan.files} files, ${scan.tables} tables, ${scan.cells} cells, ${scan.storedResponses} stored responses, ${meta.schemas} Postgres schemas`,
     `took ${meta.seconds} s · results in test/reliability/results.json`,
     "",

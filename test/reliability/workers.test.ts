@@ -1,0 +1,299 @@
+import { describe, expect, it } from "vitest";
+import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
+import { loadPipeline } from "../../engine/define/pipeline-file.js";
+import { runPipelines } from "../../engine/run/runner.js";
+import { cliProcess, paidTwice, until, workerProcess } from "../engine/distribute/processes.js";
+import { rows } from "../engine/fixtures.js";
+import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
+import { freshWarehouseUrl, unavailable } from "../helpers/warehouses.js";
+import { tempDir, writeScheduledPipeline } from "../scheduler/fixtures.js";
+import { cli } from "./support/cli.js";
+import { addFigures } from "./support/suite.js";
+
+// Runs spread over `skillsync worker` processes (Postgres, pg-boss), with real processes killed,
+// drained and interrupted: the run completes, ceilings hold over every worker, nothing answered
+// is paid twice, and two schedulers run each tick once.
+
+const KEYWORDS = Array.from({ length: 100 }, (_, i) => `gadget ${i}`);
+const PARAMS = { keyword: KEYWORDS, pages: ["3"] };
+const paramFlags = [...KEYWORDS.flatMap((k) => ["--param", `keyword=${k}`]), "--param", "pages=3"];
+
+const keywords = (n: number, prefix: string) =>
+  Array.from({ length: n }, (_, i) => ["--param", `keyword=${prefix} ${i}`]).flat();
+
+const snapshot = (w: Warehouse) =>
+  rows(
+    w,
+    "select keyword, page, item_index, asin, position from marketplace_search_results order by 1, 2, 3",
+  );
+
+const runOf = async (db: string, id: string) => {
+  const w = await openWarehouse(db);
+  try {
+    return (
+      await rows<{ status: string; stop_reason: string | null }>(
+        w,
+        `select status, stop_reason from skillsync_runs where id = '${id}'`,
+      )
+    )[0];
+  } finally {
+    await w.close();
+  }
+};
+
+describe.skipIf(unavailable("postgres"))("workers", () => {
+  it("3 workers, one killed with -9 mid-run: the run completes, nothing paid twice but calls in flight at the kill, tables as a clean run's", async () => {
+    const { emulator, client } = await emulatorWithClient({ latencyMs: 60, jitterMs: 40 });
+    const clean = await openWarehouse(freshWarehouseUrl("postgres"));
+    const reference = await runPipelines({
+      warehouse: clean,
+      client,
+      pipelines: [loadPipeline("marketplace-search")],
+      params: PARAMS,
+      concurrency: 8,
+    });
+    const calls = reference.counters.callsDone;
+    // About 300 (a keyword's pages end early when the emulator has fewer results).
+    expect(calls).toBeGreaterThan(250);
+    const expected = await snapshot(clean);
+    await clean.close();
+    expect(expected.length).toBeGreaterThan(1000);
+    emulator.reset();
+
+    const db = freshWarehouseUrl("postgres");
+    const workers = await Promise.all(
+      [0, 1, 2].map(() => workerProcess(db, emulator.url, ["--concurrency", "4"])),
+    );
+    const run = cliProcess(
+      [
+        "run",
+        "marketplace-search",
+        ...paramFlags,
+        "--db",
+        db,
+        "--workers",
+        "--batch-size",
+        "10",
+        "--lease",
+        "5",
+        "--json",
+      ],
+      emulator.url,
+    );
+    // Killed once it has paid for some of its calls, with calls in flight.
+    const victim = workers[0]!;
+    await Promise.race([
+      victim.waitFor("batch "),
+      run.exited.then(() => Promise.reject(new Error(run.output()))),
+    ]);
+    while (emulator.ledger().calls.length < 60) await new Promise((r) => setTimeout(r, 20));
+    victim.child.kill("SIGKILL");
+    const end = await run.exited;
+    const out = run.output();
+    expect(end.code, out).toBe(0);
+    const summary = JSON.parse(out.slice(out.indexOf("{")));
+    expect(summary.status).toBe("succeeded");
+    expect(summary.counters.callsPlanned).toBe(calls);
+    expect(summary.counters.callsDone).toBe(calls);
+    expect(summary.counters.rowsWritten).toBe(reference.counters.rowsWritten);
+
+    const w = await openWarehouse(db);
+    try {
+      expect(await snapshot(w)).toEqual(expected);
+      // Paid again only what was in flight in the killed worker (sent, or answered and not yet
+      // stored): its ledger rows say interrupted, and `runs <id>` shows them.
+      const interrupted = await rows<{ n: number }>(
+        w,
+        `select count(*) as n from skillsync_calls where run_id = '${summary.runId}' and outcome = 'interrupted'`,
+      );
+      const twice = paidTwice(emulator.ledger());
+      expect(twice.length).toBeLessThanOrEqual(Number(interrupted[0]!.n));
+      expect(Number(interrupted[0]!.n)).toBeGreaterThan(0);
+      const paid = emulator.ledger().calls.filter((c) => c.credits > 0).length;
+      expect(paid).toBe(calls + twice.length);
+      addFigures("workers", {
+        workers: 3,
+        killed: 1,
+        calls,
+        requests_paid_twice: twice.length,
+        interrupted_at_kill: Number(interrupted[0]!.n),
+      });
+      // Every loaded call's credits are counted, and the dead worker's reserved calls at most once
+      // more (reserved is counted as spent: it may have been billed).
+      expect(summary.counters.creditsSpent).toBeGreaterThanOrEqual(calls);
+      expect(summary.counters.creditsSpent).toBeLessThanOrEqual(calls + Number(interrupted[0]!.n));
+      // Two live workers did the rest; the dead one no longer counts.
+      const listed = await cli(["workers", "--db", db, "--json"]);
+      const live = JSON.parse(listed.out) as { pid: number }[];
+      expect(live.map((x) => x.pid).sort()).toEqual(
+        workers
+          .slice(1)
+          .map((x) => x.child.pid)
+          .sort(),
+      );
+    } finally {
+      await w.close();
+    }
+    for (const x of workers.slice(1)) x.child.kill("SIGTERM");
+    for (const x of workers.slice(1)) expect((await x.exited).code).toBe(0);
+  }, 120_000);
+  it("--max-credits split over 3 workers stops at the ceiling with 0 overshoot (exit 3)", async () => {
+    const { emulator } = await emulatorWithClient({ latencyMs: 30, jitterMs: 30 });
+    const db = freshWarehouseUrl("postgres");
+    await Promise.all([0, 1, 2].map(() => workerProcess(db, emulator.url, ["--concurrency", "4"])));
+    const args = ["run", "marketplace-search", ...keywords(80, "lamp"), "--param", "pages=3", "--db", db];
+    const r = await cli([...args, "--workers", "--batch-size", "5", "--max-credits", "37", "--json"], {
+      SKILL_API_BASE_URL: emulator.url,
+      SKILL_API_KEY: DEMO_KEY,
+    });
+    expect(r.code, r.err).toBe(3);
+    const summary = JSON.parse(r.out);
+    expect(summary.status).toBe("ceiling");
+    expect(summary.stopReason).toMatch(/--max-credits of 37 credits/);
+    const charged = emulator.ledger().calls.reduce((n, c) => n + c.credits, 0);
+    expect(charged).toBeLessThanOrEqual(37);
+    // Stopped at the ceiling, not long before it: every worker reserved against the same one.
+    expect(charged).toBeGreaterThanOrEqual(30);
+    expect(summary.counters.creditsSpent).toBe(charged);
+    expect(paidTwice(emulator.ledger())).toEqual([]);
+    addFigures("workers", {
+      ceiling_over_3_workers: 37,
+      ceiling_charged: charged,
+      ceiling_overshoot: Math.max(0, charged - 37),
+    });
+
+    // The warehouse's daily budget holds over the workers as well.
+    const env = { SKILL_API_BASE_URL: emulator.url, SKILL_API_KEY: DEMO_KEY };
+    expect((await cli(["budget", "--db", db, "--daily", String(charged + 11)], env)).code).toBe(0);
+    const other = [
+      "run",
+      "marketplace-search",
+      ...keywords(40, "desk"),
+      "--db",
+      db,
+      "--workers",
+      "--batch-size",
+      "5",
+    ];
+    const daily = await cli([...other, "--json"], env);
+    expect(daily.code, daily.err).toBe(3);
+    expect(JSON.parse(daily.out).stopReason).toMatch(/daily budget/);
+    const total = emulator.ledger().calls.reduce((n, c) => n + c.credits, 0);
+    expect(total).toBeLessThanOrEqual(charged + 11);
+    expect(total).toBeGreaterThanOrEqual(charged + 5);
+  }, 90_000);
+
+  it("SIGTERM drains a worker: exit 0, its calls in flight recorded; another worker finishes the batch paying nothing twice", async () => {
+    const { emulator } = await emulatorWithClient({ latencyMs: 300 });
+    const db = freshWarehouseUrl("postgres");
+    const first = await workerProcess(db, emulator.url, ["--concurrency", "2"]);
+    const run = cliProcess(
+      [
+        "run",
+        "marketplace-search",
+        ...keywords(16, "kettle"),
+        "--db",
+        db,
+        "--workers",
+        "--batch-size",
+        "16",
+        "--json",
+      ],
+      emulator.url,
+    );
+    await until(() => emulator.ledger().calls.length >= 4);
+    first.child.kill("SIGTERM");
+    expect((await first.exited).code).toBe(0);
+    expect(first.output()).toMatch(/stopped/);
+    const paidBefore = emulator.ledger().calls.length;
+    expect(paidBefore).toBeLessThan(16);
+    await workerProcess(db, emulator.url, ["--concurrency", "4"]);
+    expect((await run.exited).code, run.output()).toBe(0);
+    const summary = JSON.parse(run.output().slice(run.output().indexOf("{")));
+    expect(summary.status).toBe("succeeded");
+    expect(summary.counters.callsDone).toBe(16);
+    expect(summary.counters.creditsSpent).toBe(16);
+    expect(emulator.ledger().calls.filter((c) => c.credits > 0)).toHaveLength(16);
+    expect(paidTwice(emulator.ledger())).toEqual([]);
+  }, 90_000);
+
+  it("Ctrl-C on run --workers cancels its queued batches and marks it interrupted; running it again resumes without paying twice", async () => {
+    const { emulator } = await emulatorWithClient({ latencyMs: 250 });
+    const db = freshWarehouseUrl("postgres");
+    await workerProcess(db, emulator.url, ["--concurrency", "2"]);
+    const args = [
+      "run",
+      "marketplace-search",
+      ...keywords(24, "stool"),
+      "--db",
+      db,
+      "--workers",
+      "--batch-size",
+      "4",
+      "--json",
+    ];
+    const run = cliProcess(args, emulator.url);
+    await until(() => emulator.ledger().calls.length >= 3);
+    run.child.kill("SIGINT");
+    expect((await run.exited).code).toBe(1);
+    const summary = JSON.parse(run.output().slice(run.output().indexOf("{")));
+    expect(summary.status).toBe("interrupted");
+    expect((await runOf(db, summary.runId))?.status).toBe("interrupted");
+    // The worker takes none of its batches any more.
+    const paid = emulator.ledger().calls.length;
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(emulator.ledger().calls.length).toBe(paid);
+    expect(paid).toBeLessThan(24);
+
+    const again = cliProcess(args, emulator.url);
+    expect((await again.exited).code, again.output()).toBe(0);
+    const resumed = JSON.parse(again.output().slice(again.output().indexOf("{")));
+    expect(resumed.runId).toBe(summary.runId);
+    expect(resumed.resumed).toBe(true);
+    expect(resumed.status).toBe("succeeded");
+    expect(emulator.ledger().calls.filter((c) => c.credits > 0)).toHaveLength(24);
+    expect(paidTwice(emulator.ledger())).toEqual([]);
+  }, 90_000);
+
+  it("two scheduler processes on one warehouse: each tick is queued and run once, by the workers, its history kept", async () => {
+    const { emulator } = await emulatorWithClient({ latencyMs: 50 });
+    const db = freshWarehouseUrl("postgres");
+    const file = writeScheduledPipeline(tempDir(), { cron: "*/2 * * * * *" });
+    const worker = await workerProcess(db, emulator.url, ["--concurrency", "2"]);
+    const schedulers = [0, 1].map(() =>
+      cliProcess(["schedule", file, "--db", db, "--workers"], emulator.url),
+    );
+    await Promise.all(schedulers.map((s) => s.waitFor("running; stop with SIGTERM")));
+    const w = await openWarehouse(db);
+    try {
+      const finished = () =>
+        rows<{ n: number }>(
+          w,
+          "select count(*) as n from skillsync_schedule_ticks where run_status = 'succeeded'",
+        );
+      await until(async () => Number((await finished())[0]!.n) >= 3, 30_000);
+      for (const s of schedulers) s.child.kill("SIGTERM");
+      for (const s of schedulers) expect((await s.exited).code, s.output()).toBe(0);
+
+      const ticks = await rows<{ tick_at: string; run_id: string | null; run_status: string | null }>(
+        w,
+        "select tick_at, run_id, run_status from skillsync_schedule_ticks where status = 'fired' order by tick_at",
+      );
+      const ran = ticks.filter((t) => t.run_status !== null);
+      expect(ran.filter((t) => t.run_status === "succeeded").length).toBeGreaterThanOrEqual(3);
+      expect(new Set(ticks.map((t) => t.tick_at)).size).toBe(ticks.length);
+      // A tick going when the schedulers stopped is recorded interrupted.
+      for (const t of ran) expect(["succeeded", "interrupted"]).toContain(t.run_status);
+      // One run per tick, each a scheduled one whose call a worker made.
+      const runs = await rows<{ id: string }>(w, "select id from skillsync_runs where trigger = 'schedule'");
+      expect(runs.map((r) => r.id).sort()).toEqual(ran.map((t) => t.run_id).sort());
+      const paid = emulator.ledger().calls.filter((c) => c.credits > 0).length;
+      const succeeded = ran.filter((t) => t.run_status === "succeeded");
+      expect(paid).toBeGreaterThanOrEqual(succeeded.length);
+      expect(paid).toBeLessThanOrEqual(runs.length);
+      for (const r of succeeded) expect(worker.output()).toContain(`of run ${r.run_id}`);
+    } finally {
+      await w.close();
+    }
+  }, 90_000);
+});
