@@ -7,18 +7,14 @@
  * the CPU went — the workers, Postgres, the emulator, the coordinating process.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
 import { openWorkQueue } from "../connectors/queue/work-queue.js";
-import { SkillClient } from "../connectors/skill-api/client.js";
-import { openWarehouse, type Warehouse } from "../connectors/warehouse/open.js";
 import { DEMO_KEY } from "../emulator/index.js";
 import { loadPipeline } from "../engine/define/pipeline-file.js";
 import { runOnWorkers } from "../engine/distribute/on-workers.js";
 import { type EmulatorProcess, startEmulatorProcess } from "./emulator-process.js";
-import { benchKeywords } from "./workload.js";
+import { benchKeywords, type Workspace, workspace } from "./workload.js";
 
 export interface ScalingFigure {
   latencyMs: number;
@@ -87,27 +83,16 @@ function startWorkerProcess(db: string, apiUrl: string, concurrency: number): Pr
   });
 }
 
-async function dropSchemas(pgUrl: string, schema: string): Promise<void> {
-  const c = new pg.Client({ connectionString: pgUrl });
-  await c.connect();
-  try {
-    await c.query(`drop schema if exists "${schema}" cascade`);
-    await c.query(`drop schema if exists "${schema}_pgboss" cascade`);
-  } finally {
-    await c.end();
-  }
-}
-
 /** One timed run of `calls` calls over the workers; its rate from the ledger's first and last call. */
 async function timedRun(
-  w: Warehouse,
+  ws: Workspace,
   emu: EmulatorProcess,
   workers: ChildProcess[],
   calls: number,
   concurrency: number,
 ): Promise<{ callsPerSecond: number; wallMs: number; runMs: number; cpuMs: ScalingFigure["cpuMs"] }> {
+  const { warehouse: w, client } = ws;
   const queue = await openWorkQueue(w.target);
-  const client = new SkillClient({ baseUrl: emu.url, apiKey: DEMO_KEY });
   try {
     const before = {
       workers: workers.reduce((n, c) => n + procCpuMs(c.pid!), 0),
@@ -142,7 +127,6 @@ async function timedRun(
     const wallMs = Date.parse(String(span.last)) - Date.parse(String(span.first));
     return { callsPerSecond: calls / (wallMs / 1000), wallMs, runMs, cpuMs };
   } finally {
-    await client.close();
     await queue.close();
   }
 }
@@ -167,9 +151,8 @@ export async function scaling(o: {
     const emu = await startEmulatorProcess({ latencyMs });
     try {
       for (const W of o.workers) {
-        const schema = `bench_${randomBytes(5).toString("hex")}`;
-        const db = `${o.pgUrl}${o.pgUrl.includes("?") ? "&" : "?"}schema=${schema}`;
-        const w = await openWarehouse(db);
+        const ws = await workspace(emu.url, o.pgUrl);
+        const db = ws.url;
         const workers: ChildProcess[] = [];
         try {
           const c = o.concurrency;
@@ -180,9 +163,9 @@ export async function scaling(o: {
             first,
             ...(await Promise.all(Array.from({ length: W - 1 }, () => startWorkerProcess(db, emu.url, c)))),
           );
-          await timedRun(w, emu, workers, W * c * 2, c); // tables, JIT, connections
+          await timedRun(ws, emu, workers, W * c * 2, c); // tables, JIT, connections
           const timed = [];
-          for (let i = 0; i < o.runs; i++) timed.push(await timedRun(w, emu, workers, calls, c));
+          for (let i = 0; i < o.runs; i++) timed.push(await timedRun(ws, emu, workers, calls, c));
           const r = [...timed].sort((a, b) => a.callsPerSecond - b.callsPerSecond)[
             Math.floor(timed.length / 2)
           ]!;
@@ -205,8 +188,7 @@ export async function scaling(o: {
           await Promise.all(
             workers.map((p) => (p.exitCode === null ? new Promise((r) => p.once("exit", r)) : undefined)),
           );
-          await w.close();
-          await dropSchemas(o.pgUrl, schema);
+          await ws.close();
         }
       }
     } finally {

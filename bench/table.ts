@@ -85,19 +85,9 @@ export function table(r: BenchResult): string {
   }
   if (r.scaling?.length) {
     lines.push("5. Workers (Postgres, pg-boss), calls/s (target ≥ 0.9 of W·C/L below the CPU bound)");
-    row(
-      "",
-      "calls/s",
-      "W·C/L",
-      "ratio",
-      "each run",
-      "CPU workers",
-      "CPU postgres",
-      "CPU emulator",
-      "CPU coord.",
-    );
+    row("", "calls/s", "W·C/L", "ratio", "each run", "workers", "postgres", "emulator", "coord.");
     for (const f of r.scaling) {
-      const cpu = (ms: number) => `${round(ms / f.runMs, 2)} cores`;
+      const cpu = (ms: number) => round(ms / f.runMs, 2);
       row(
         `L = ${f.latencyMs} ms, W = ${f.workers} × C = ${f.concurrency} (${f.calls} calls)`,
         round(f.callsPerSecond, 1),
@@ -112,6 +102,10 @@ export function table(r: BenchResult): string {
         cpu(f.cpuMs.coordinator),
       );
     }
+    lines.push(
+      "   workers … coord.: cores each party used over the run (the worker processes, every Postgres",
+      "   server process, the emulator, the process coordinating the run); each run at L = 0: calls/s",
+    );
     lines.push("");
   }
   return lines.join("\n");

@@ -11,6 +11,8 @@ import { loadPipeline } from "../engine/define/pipeline-file.js";
 import { type RunOptions, type RunSummary, runPipelines } from "../engine/run/runner.js";
 
 export interface Workspace {
+  /** The warehouse's URL, for other processes (workers). */
+  url: string;
   warehouse: Warehouse;
   client: SkillClient;
   close(): Promise<void>;
@@ -27,6 +29,8 @@ export async function workspace(emulatorUrl: string, pgUrl?: string): Promise<Wo
       const c = new pg.Client({ connectionString: pgUrl });
       await c.connect();
       await c.query(`drop schema if exists "${schema}" cascade`);
+      // The workers' queue, when figure 5 made one (connectors/queue/work-queue.ts).
+      await c.query(`drop schema if exists "${schema}_pgboss" cascade`);
       await c.end();
     };
   } else {
@@ -37,6 +41,7 @@ export async function workspace(emulatorUrl: string, pgUrl?: string): Promise<Wo
   const warehouse = await openWarehouse(url);
   const client = new SkillClient({ baseUrl: emulatorUrl, apiKey: DEMO_KEY });
   return {
+    url,
     warehouse,
     client,
     async close() {
