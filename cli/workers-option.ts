@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { openWorkQueue, queueSchema, type WorkQueue } from "../connectors/queue/work-queue.js";
-import { parseWarehouseUrl } from "../connectors/warehouse/url.js";
+import { parseWarehouseUrl, type WarehouseTarget } from "../connectors/warehouse/url.js";
 import { type WorkersOptions, workersRunner } from "../engine/distribute/on-workers.js";
 import type { RunPipelines } from "../engine/run/runner.js";
 import { numberFlag, UsageError } from "./context.js";
@@ -29,6 +29,13 @@ export function withWorkersOptions(cmd: Command): Command {
  * The workers' settings when `--workers` is given, checked before anything is opened or sent: the
  * warehouse must be Postgres (its queue lives there).
  */
+/** The warehouse of a worker command: Postgres, where the queue lives, said before anything is opened. */
+export function workersWarehouse(db: string | undefined): WarehouseTarget {
+  const target = parseWarehouseUrl(db);
+  queueSchema(target);
+  return target;
+}
+
 export function workersFlags(flags: WorkersFlags, db: string | undefined) {
   if (!flags.workers) {
     const stray =
@@ -37,10 +44,8 @@ export function workersFlags(flags: WorkersFlags, db: string | undefined) {
       throw new UsageError(`${stray} goes with --workers: without it every call is made in this process`);
     return undefined;
   }
-  const target = parseWarehouseUrl(db);
-  queueSchema(target);
   return {
-    target,
+    target: workersWarehouse(db),
     batchSize: numberFlag("--batch-size", flags.batchSize, { integer: true, min: 1 }),
     leaseSeconds: numberFlag("--lease", flags.lease, { integer: true, min: 5 }),
   };

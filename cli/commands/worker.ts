@@ -1,14 +1,13 @@
 import type { Command } from "commander";
-import { openWorkQueue, queueSchema } from "../../connectors/queue/work-queue.js";
+import { openWorkQueue } from "../../connectors/queue/work-queue.js";
 import { openWarehouse } from "../../connectors/warehouse/open.js";
-import { parseWarehouseUrl } from "../../connectors/warehouse/url.js";
-import { workerMetrics } from "../../engine/distribute/metrics.js";
 import { startWorker } from "../../engine/distribute/worker.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { liveWorkers } from "../../store/workers.js";
 import { dbOption, makeClient, numberFlag, withWarehouse } from "../context.js";
 import { firstSignal, logLine } from "../daemon.js";
 import { printJson, printLine, printTable } from "../output.js";
+import { workersWarehouse } from "../workers-option.js";
 
 interface WorkerFlags {
   db?: string;
@@ -22,13 +21,17 @@ async function runWorker(flags: WorkerFlags): Promise<void> {
   const concurrency = numberFlag("--concurrency", flags.concurrency, { integer: true, min: 1 }) ?? 4;
   const metricsPort = numberFlag("--metrics-port", flags.metricsPort, { integer: true, min: 0 });
   // A SQLite warehouse has no queue: said before anything is opened or created.
-  queueSchema(parseWarehouseUrl(dbOption(flags)));
+  workersWarehouse(dbOption(flags));
   const client = makeClient(flags.baseUrl);
   const signals = firstSignal();
   const w = await openWarehouse(dbOption(flags));
   try {
     const queue = await openWorkQueue(w.target);
-    const metrics = metricsPort === undefined ? undefined : workerMetrics(() => queue.depth());
+    // prom-client is loaded only by a worker that serves metrics.
+    const metrics =
+      metricsPort === undefined
+        ? undefined
+        : (await import("../../engine/distribute/metrics.js")).workerMetrics(() => queue.depth());
     const served = metrics && metricsPort !== undefined ? await metrics.serve(metricsPort) : undefined;
     try {
       const worker = await startWorker({ warehouse: w, queue, client, concurrency, log: logLine, metrics });
@@ -66,7 +69,7 @@ export function registerWorkerCommands(program: Command): void {
     .option("--db <url>", "the warehouse: postgres://… (default DATABASE_URL)")
     .option("--json", "print JSON")
     .action((flags: { db?: string; json?: boolean }) => {
-      queueSchema(parseWarehouseUrl(dbOption(flags)));
+      workersWarehouse(dbOption(flags));
       return withWarehouse(
         dbOption(flags),
         async (w) => {

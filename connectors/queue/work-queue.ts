@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import PgBoss from "pg-boss";
+import type PgBoss from "pg-boss";
 import { ConfigurationError } from "../../core/errors.js";
 import { isCatalogRace, isDeadlock } from "../warehouse/driver-errors.js";
 import type { WarehouseTarget } from "../warehouse/url.js";
@@ -46,9 +46,11 @@ export interface WorkQueue {
  * on a new database at once can meet in Postgres's catalog (a deadlock, a duplicate type): such a
  * start is tried again, as the warehouse's migrations are.
  */
-async function startBoss(make: () => PgBoss): Promise<PgBoss> {
+async function startBoss(make: (Boss: typeof PgBoss) => PgBoss): Promise<PgBoss> {
+  // Loaded here, not at import: every command imports this module, few open a queue.
+  const { default: Boss } = await import("pg-boss");
   for (let attempt = 1; ; attempt++) {
-    const boss = make();
+    const boss = make(Boss);
     // pg-boss reports maintenance errors as events; unheard, an EventEmitter error would crash the process.
     boss.on("error", () => {});
     try {
@@ -94,8 +96,8 @@ export async function openWorkQueue(
   const schema = queueSchema(target);
   const connectionString = target.kind === "postgres" ? target.connectionString : "";
   const boss = await startBoss(
-    () =>
-      new PgBoss({
+    (Boss) =>
+      new Boss({
         connectionString,
         schema,
         max: 4,
