@@ -79,12 +79,17 @@ export async function supersede(w: Warehouse, jobId: string, workerIds: string[]
     .execute();
 }
 
-/** Every attempt of a job, or of a run, with whether its worker lives. */
+/**
+ * Every attempt of a job, or of a run's pipeline, with whether its worker lives. `changedSince`:
+ * only the attempts that may have changed since then — unfinished ones, and those finished after
+ * it (a finished attempt changes no more) — so following a run of thousands of batches does not
+ * read them all every time.
+ */
 export async function attempts<O>(
   w: Warehouse,
-  by: { jobId: string } | { runId: string },
+  by: { jobId: string } | { runId: string; pipeline: string; changedSince?: string | undefined },
 ): Promise<Attempt<O>[]> {
-  const rows = await w.db
+  let q = w.db
     .selectFrom("skillsync_run_jobs as j")
     .leftJoin("skillsync_workers as wk", "wk.id", "j.worker_id")
     .select([
@@ -98,9 +103,15 @@ export async function attempts<O>(
       "wk.heartbeat_at",
       "wk.stopped_at",
     ])
-    .where("jobId" in by ? "j.job_id" : "j.run_id", "=", "jobId" in by ? by.jobId : by.runId)
-    .orderBy("j.started_at")
-    .execute();
+    .orderBy("j.started_at");
+  if ("jobId" in by) q = q.where("j.job_id", "=", by.jobId);
+  else {
+    q = q.where("j.run_id", "=", by.runId).where("j.pipeline", "=", by.pipeline);
+    const since = by.changedSince;
+    if (since)
+      q = q.where((eb) => eb.or([eb("j.finished_at", "is", null), eb("j.finished_at", ">=", since)]));
+  }
+  const rows = await q.execute();
   return rows.map((r) => ({
     jobId: String(r.job_id),
     workerId: String(r.worker_id),

@@ -159,12 +159,7 @@ export async function startRun(
       .executeTakeFirst();
     if (Number(claimed.numUpdatedRows) === 1) {
       // Calls the crashed process left in flight: their answers were never stored.
-      await w.db
-        .updateTable("skillsync_calls")
-        .set({ outcome: "interrupted", finished_at: now })
-        .where("run_id", "=", c.id)
-        .where("outcome", "=", "reserved")
-        .execute();
+      await interruptReserved(w, [String(c.id)]);
       return { id: c.id as string, resumed: true, carried: carried(c) };
     }
   }
@@ -345,12 +340,7 @@ export async function interruptOwnRuns(
     .where("id", "in", ids)
     .where("status", "=", "running")
     .execute();
-  await w.db
-    .updateTable("skillsync_calls")
-    .set({ outcome: "interrupted", finished_at: now })
-    .where("run_id", "in", ids)
-    .where("outcome", "=", "reserved")
-    .execute();
+  await interruptReserved(w, ids);
   return ids;
 }
 
@@ -367,13 +357,16 @@ export async function askRunToStop(w: Warehouse, id: string, reason: string): Pr
     .execute();
 }
 
-/** A run's calls left reserved by processes that died (their answers never came): interrupted, as at resume. */
-export async function interruptReserved(w: Warehouse, runId: string, pipeline: string): Promise<void> {
-  await w.db
+/**
+ * Runs' calls left reserved by a process that died or stopped (their answers never came, or never
+ * were stored): interrupted, so no run waits for them and a resume knows they may have been billed.
+ */
+export async function interruptReserved(w: Warehouse, runIds: string[], pipeline?: string): Promise<void> {
+  let q = w.db
     .updateTable("skillsync_calls")
     .set({ outcome: "interrupted", finished_at: new Date().toISOString() })
-    .where("run_id", "=", runId)
-    .where("pipeline", "=", pipeline)
-    .where("outcome", "=", "reserved")
-    .execute();
+    .where("run_id", "in", runIds)
+    .where("outcome", "=", "reserved");
+  if (pipeline !== undefined) q = q.where("pipeline", "=", pipeline);
+  await q.execute();
 }

@@ -85,7 +85,7 @@ async function stageOnWorkers(
     base,
     new Map(ids.map((id, i) => [id, jobs[i]!.calls.length])),
   );
-  await interruptReserved(s.warehouse, s.runId, c.pipeline.name);
+  await interruptReserved(s.warehouse, [s.runId], c.pipeline.name);
   await finishPipeline(s, env, c, {
     seen: mergeSeen([...seen, ...end.seen]),
     complete: complete && end.complete,
@@ -145,10 +145,20 @@ async function follow(
   const mine = new Set(ids);
   let stopAsked = false;
   let lonely = Date.now();
+  const known = new Map<string, Attempt<BatchOutcome>>();
+  let since: string | undefined;
   for (;;) {
-    const list = (await attempts<BatchOutcome>(s.warehouse, { runId: s.runId })).filter(
-      (a) => mine.has(a.jobId) && a.state !== "superseded",
-    );
+    // A finished attempt is read until five minutes after it finished (its time is the worker's
+    // clock: the margin covers clocks that disagree), then no more: it changes no more.
+    const polled = new Date(Date.now() - 300_000).toISOString();
+    const changed = await attempts<BatchOutcome>(s.warehouse, {
+      runId: s.runId,
+      pipeline: c.pipeline.name,
+      changedSince: since,
+    });
+    since = polled;
+    for (const a of changed) known.set(`${a.jobId}\n${a.workerId}`, a);
+    const list = [...known.values()].filter((a) => mine.has(a.jobId) && a.state !== "superseded");
     addUp(s, base, list);
     for (const a of list) takeStop(s, a.outcome);
     s.report();
