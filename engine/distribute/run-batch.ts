@@ -11,7 +11,7 @@ import {
 import { type LoadedPipeline, parsePipeline } from "../define/pipeline-file.js";
 import { callFactory } from "../extract/planned-calls.js";
 import type { SkillCaller } from "../extract/skill-caller.js";
-import { compileMapping } from "../normalize/mapping.js";
+import { type CompiledMapping, compileMapping } from "../normalize/mapping.js";
 import { emptySeen } from "../run/quality.js";
 import { pipelineCeilings, type RunEnv, runCalls } from "../run/run-pipeline.js";
 import { newSession, type RunSession } from "../run/session.js";
@@ -41,7 +41,7 @@ const RUN_CHECK_MS = 1000;
  */
 export async function runBatch(ctx: BatchContext, jobId: string, job: BatchJob): Promise<void> {
   const w = ctx.warehouse;
-  const p = parsePipeline(job.pipeline.text, job.pipeline.file);
+  const { pipeline: p, mapping } = pipelineOf(job);
   const claim = await claimBatch(ctx, jobId, job, p.name);
   if (!claim) return;
   const counters = { ...zeroCounters(), ...claim.carried };
@@ -74,7 +74,7 @@ export async function runBatch(ctx: BatchContext, jobId: string, job: BatchJob):
   ctx.onCounters?.({ ...counters });
   const unwatch = watchRun(ctx, job, s);
   try {
-    const r = await makeCalls(ctx, s, p, job);
+    const r = await makeCalls(ctx, s, p, mapping, job);
     seen = r.seen;
     if (ctx.drain.aborted && !r.complete) {
       throw new Error("the worker drained before this batch was done: another worker finishes it");
@@ -91,12 +91,18 @@ export async function runBatch(ctx: BatchContext, jobId: string, job: BatchJob):
 }
 
 /** The batch's calls, through the same runCalls as a local run's. */
-function makeCalls(ctx: BatchContext, s: RunSession, p: LoadedPipeline, job: BatchJob) {
+function makeCalls(
+  ctx: BatchContext,
+  s: RunSession,
+  p: LoadedPipeline,
+  mapping: CompiledMapping,
+  job: BatchJob,
+) {
   const prices = new Map(job.prices);
   const c = {
     pipeline: p,
     params: job.pipeline.params,
-    mapping: compileMapping(p.records),
+    mapping,
     freshnessMs: job.pipeline.freshnessMs,
   };
   const env: RunEnv = { client: ctx.client, prices, sheet: undefined, concurrency: ctx.concurrency };
@@ -148,6 +154,21 @@ function watchRun(ctx: BatchContext, job: BatchJob, s: RunSession): () => void {
     clearInterval(timer);
     ctx.drain.removeEventListener("abort", stop);
   };
+}
+
+/** Pipelines this worker parsed lately: its batches are mostly of the same few (~2 ms each). */
+const parsed = new Map<string, { pipeline: LoadedPipeline; mapping: CompiledMapping }>();
+
+function pipelineOf(job: BatchJob): { pipeline: LoadedPipeline; mapping: CompiledMapping } {
+  const key = `${job.pipeline.file}\n${job.pipeline.text}`;
+  let hit = parsed.get(key);
+  if (!hit) {
+    const pipeline = parsePipeline(job.pipeline.text, job.pipeline.file);
+    hit = { pipeline, mapping: compileMapping(pipeline.records) };
+    if (parsed.size >= 8) parsed.delete(parsed.keys().next().value!);
+    parsed.set(key, hit);
+  }
+  return hit;
 }
 
 const WAIT_EARLIER_MS = 500;

@@ -20,6 +20,7 @@ export function pipelineQuality(s: RunSession, p: LoadedPipeline, strict: boolea
   let rejected = 0;
   let firstReject: string | undefined;
   let pathFailures = 0;
+  const seen = (): QualitySeen => ({ ...watch.quality(), rejected, firstReject });
   return {
     /** Why this answer cannot be loaded (records.path names no member of it), or undefined. */
     refuse(call: PlannedCall, data: unknown): string | undefined {
@@ -47,12 +48,10 @@ export function pipelineQuality(s: RunSession, p: LoadedPipeline, strict: boolea
       s.counters.membersUnmapped = base.membersUnmapped + watch.quality().unmappedMembers.length;
     },
     /** What this share of the pipeline's answers showed, for a run spread over workers to add up. */
-    seen(): QualitySeen {
-      return { ...watch.quality(), rejected, firstReject };
-    },
+    seen,
     /** The pipeline's warnings, added to the run's (and its strict failure). */
     end(): void {
-      endQuality(s, p, strict, { ...watch.quality(), rejected, firstReject });
+      endQuality(s, p, strict, seen());
     },
   };
 }
