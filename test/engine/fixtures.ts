@@ -89,3 +89,7 @@ export function whileRunWaits(): {
     meanwhile: (fn) => running.then(() => new Promise<void>((r) => setTimeout(r, 300))).then(fn),
   };
 }
+
+/** A ledger row's outcome. */
+export const outcomeOf = async (w: Warehouse, id: number): Promise<string | undefined> =>
+  (await rows<{ outcome: string }>(w, `select outcome from skillsync_calls where id = ${id}`))[0]?.outcome;

@@ -9,7 +9,7 @@ import { finishCall, insertCall, storeResponse } from "../../store/ledger.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { emulatorWithClient } from "../helpers/emulator.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
-import { insertOtherRun, rows, whileRunWaits } from "./fixtures.js";
+import { insertOtherRun, outcomeOf, rows, whileRunWaits } from "./fixtures.js";
 
 // Above Linux's largest pid (2^22): no process has it.
 const DEAD_PID = 4_194_400;
@@ -72,11 +72,7 @@ describe.each(WAREHOUSE_KINDS)("identifiers another run's batch has in flight, o
       const summary = await o.run();
       expect(summary.status).toBe("succeeded");
       expect(o.paidItems().sort()).toEqual([A, C]);
-      const outcome = await rows<{ outcome: string }>(
-        o.w,
-        `select outcome from skillsync_calls where id = ${o.callId}`,
-      );
-      expect(outcome).toEqual([{ outcome: "interrupted" }]);
+      expect(await outcomeOf(o.w, o.callId)).toBe("interrupted");
       await o.w.close();
     });
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
+import { openWarehouse } from "../../connectors/warehouse/open.js";
 import { runPipelines } from "../../engine/run/runner.js";
 import { finishCall, insertCall, storedResponses, storeResponse } from "../../store/ledger.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { emulatorWithClient } from "../helpers/emulator.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
-import { builtin, insertOtherRun, rows, whileRunWaits } from "./fixtures.js";
+import { builtin, insertOtherRun, outcomeOf, rows, whileRunWaits } from "./fixtures.js";
 
 // Above Linux's largest pid (2^22): no process has it.
 const DEAD_PID = 4_194_400;
@@ -38,9 +38,6 @@ async function withOtherRunInFlight(kind: "sqlite" | "postgres", pid: number) {
   const paid = () => emulator.ledger().calls.filter((c) => c.credits > 0).length;
   return { w, hash: hash!, answer, callId, run, paid, meanwhile };
 }
-
-const outcomeOf = async (w: Warehouse, id: number) =>
-  (await rows<{ outcome: string }>(w, `select outcome from skillsync_calls where id = ${id}`))[0]!.outcome;
 
 describe.each(WAREHOUSE_KINDS)("a request another run has in flight, on %s", (kind) => {
   describe.skipIf(unavailable(kind))("", () => {

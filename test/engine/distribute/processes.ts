@@ -72,24 +72,3 @@ export async function workerProcess(db: string, apiUrl: string, extra: string[] 
   await p.waitFor("taking batches");
   return p;
 }
-
-/** Requests the emulator charged more than once. */
-export function paidTwice(ledger: {
-  calls: { slug: string; bodyHash: string | null; credits: number }[];
-}): string[] {
-  const times = new Map<string, number>();
-  for (const c of ledger.calls.filter((x) => x.credits > 0)) {
-    const k = `${c.slug}:${c.bodyHash}`;
-    times.set(k, (times.get(k) ?? 0) + 1);
-  }
-  return [...times].filter(([, n]) => n > 1).map(([k]) => k);
-}
-
-/** Polls until `check` holds. */
-export async function until(check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`not so within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}

@@ -12,9 +12,10 @@ import { attempts, setRunInvocation } from "../../../store/run-jobs.js";
 import { startRun } from "../../../store/runs.js";
 import { registerWorker } from "../../../store/workers.js";
 import { emulatorWithClient } from "../../helpers/emulator.js";
+import { until } from "../../helpers/until.js";
 import { freshWarehouseUrl, unavailable } from "../../helpers/warehouses.js";
+import { paidTwice } from "../../reliability/support/ledger.js";
 import { count } from "../fixtures.js";
-import { paidTwice, until } from "./processes.js";
 
 const warehouses: Warehouse[] = [];
 
@@ -60,7 +61,7 @@ describe.skipIf(unavailable("postgres"))("one delivery of a queued batch", () =>
 
     const drain = new AbortController();
     const first = runBatch({ ...ctx, drain: drain.signal }, "job-1", job);
-    await until(() => emulator.ledger().calls.length >= 4);
+    await until(async () => emulator.ledger().calls.length >= 4, 30_000, "4 calls paid");
     drain.abort();
     await expect(first).rejects.toThrow(/drained/);
     const given = await attempts<BatchOutcome>(w, { jobId: "job-1" });
@@ -74,7 +75,7 @@ describe.skipIf(unavailable("postgres"))("one delivery of a queued batch", () =>
     expect(done[0]!.outcome!.counters.creditsSpent).toBe(12);
     expect(done[0]!.outcome!.counters.callsDone).toBe(12);
     expect(done[0]!.outcome!.complete).toBe(true);
-    expect(paidTwice(emulator.ledger())).toEqual([]);
+    expect(paidTwice(emulator.ledger().calls).paidTwice).toEqual([]);
     expect(await count(w, "marketplace_search_results")).toBeGreaterThan(0);
 
     // Delivered once more (its completion lost): done already, nothing is sent.
