@@ -5,9 +5,15 @@ import { runReused } from "../connectors/warehouse/reused-query.js";
 import { redact } from "../core/redact.js";
 import { bodyOf } from "./chunks.js";
 
-/** `cached`: answered from the store; `shared`: answered by another run's call of the same request. */
+/**
+ * `reserved`: credits held, about to be sent or in flight; `answered`: paid, its answer stored, not
+ * loaded yet (a crash then costs nothing: the restarted run loads it from the store);
+ * `succeeded`: answered and loaded (or a report call finished); `cached`: answered from the store;
+ * `shared`: answered by another run's call of the same request.
+ */
 export type CallOutcome =
   | "reserved"
+  | "answered"
   | "succeeded"
   | "failed"
   | "ambiguous"
@@ -136,45 +142,37 @@ export async function finishCall(db: Kysely<AnyDB>, id: number, end: CallEnd): P
 }
 
 /**
- * Marks paid calls succeeded in one statement (the answers of a group), each row with its own
+ * Marks paid calls answered in one statement (the answers kept together), each row with its own
  * status, trace id, attempts and time, chosen by id.
  */
-export async function finishSucceeded(
+export async function finishAnswered(
   db: Kysely<AnyDB>,
   calls: { id: number; end: CallEnd }[],
 ): Promise<void> {
-  if (calls.length === 1) return finishCall(db, calls[0]!.id, { ...calls[0]!.end, outcome: "succeeded" });
+  if (calls.length === 1) return finishCall(db, calls[0]!.id, { ...calls[0]!.end, outcome: "answered" });
   if (!calls.length) return;
   // Per call, in this order: its id, then the values of its row.
-  const PER_CALL = 6;
+  const PER_CALL = 5;
   const values = calls.flatMap(({ id, end: e }) => [
     id,
     e.httpStatus ?? null,
     storedTraceId(e.traceId),
     e.attempts ?? 0,
     e.elapsedMs === undefined ? null : Math.round(e.elapsedMs),
-    e.loadedRows ?? null,
   ]);
   values.push(now());
-  await runReused(db, `finish-succeeded:${calls.length}`, values, (slot) => {
+  await runReused(db, `finish-answered:${calls.length}`, values, (slot) => {
     const id = (i: number) => slot(i * PER_CALL);
-    // Postgres types a CASE of bare parameters as text: each branch is cast to the column's type.
-    const byId = (type: "integer" | "text", member: number) =>
-      sql`case id ${sql.join(
-        calls.map((_, i) => sql`when ${id(i)} then cast(${slot(i * PER_CALL + member)} as ${sql.raw(type)})`),
-        sql` `,
-      )} end`;
     return db
       .updateTable("skillsync_calls")
       .set({
-        outcome: "succeeded",
-        http_status: byId("integer", 1),
+        outcome: "answered",
+        http_status: byId(calls.length, id, slot, PER_CALL, "integer", 1),
         error_code: null,
         error: null,
-        trace_id: byId("text", 2),
-        attempts: byId("integer", 3),
-        elapsed_ms: byId("integer", 4),
-        loaded_rows: byId("integer", 5),
+        trace_id: byId(calls.length, id, slot, PER_CALL, "text", 2),
+        attempts: byId(calls.length, id, slot, PER_CALL, "integer", 3),
+        elapsed_ms: byId(calls.length, id, slot, PER_CALL, "integer", 4),
         finished_at: slot(calls.length * PER_CALL),
       })
       .where(
@@ -183,6 +181,74 @@ export async function finishSucceeded(
         calls.map((_, i) => id(i)),
       );
   });
+}
+
+/**
+ * Marks answered calls loaded: `succeeded`, with the rows each answer's load wrote (inside that
+ * load's transaction, so a resumed run knows what is loaded).
+ */
+export async function finishLoaded(db: Kysely<AnyDB>, calls: { id: number; rows: number }[]): Promise<void> {
+  if (!calls.length) return;
+  const values = calls.flatMap(({ id, rows }) => [id, rows]);
+  await runReused(db, `finish-loaded:${calls.length}`, values, (slot) => {
+    const id = (i: number) => slot(i * 2);
+    return db
+      .updateTable("skillsync_calls")
+      .set({ outcome: "succeeded", loaded_rows: byId(calls.length, id, slot, 2, "integer", 1) })
+      .where(
+        "id",
+        "in",
+        calls.map((_, i) => id(i)),
+      );
+  });
+}
+
+/** A CASE choosing, per call id, the value at `member` of its slots (cast: Postgres types bare parameters as text). */
+function byId(
+  n: number,
+  id: (i: number) => unknown,
+  slot: (i: number) => unknown,
+  perCall: number,
+  type: "integer" | "text",
+  member: number,
+) {
+  return sql`case id ${sql.join(
+    Array.from(
+      { length: n },
+      (_, i) => sql`when ${id(i)} then cast(${slot(i * perCall + member)} as ${sql.raw(type)})`,
+    ),
+    sql` `,
+  )} end`;
+}
+
+/**
+ * Marks the kept answers of an earlier part of this run loaded, once a resumed batched pipeline has
+ * loaded them through their items' parts (counted there): `succeeded`, no rows of their own.
+ */
+export async function settleAnswered(db: Kysely<AnyDB>, runId: string, pipeline: string): Promise<void> {
+  await db
+    .updateTable("skillsync_calls")
+    .set({ outcome: "succeeded", loaded_rows: 0 })
+    .where("run_id", "=", runId)
+    .where("pipeline", "=", pipeline)
+    .where("outcome", "=", "answered")
+    .execute();
+}
+
+/** This run's calls of `pipeline` paid and kept but never loaded (a crash came between): request hash → ledger id. */
+export async function answeredCalls(
+  db: Kysely<AnyDB>,
+  runId: string,
+  pipeline: string,
+): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom("skillsync_calls")
+    .select(["id", "request_hash"])
+    .where("run_id", "=", runId)
+    .where("pipeline", "=", pipeline)
+    .where("outcome", "=", "answered")
+    .execute();
+  return new Map(rows.map((r) => [r.request_hash as string, Number(r.id)]));
 }
 
 /**

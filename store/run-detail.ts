@@ -29,6 +29,8 @@ export interface RunDetail {
 
 const OUTCOME_FIELD: Record<string, keyof PipelineDetail> = {
   succeeded: "paid",
+  // Paid and stored, its load cut short by a crash: the resumed run loads it from the store.
+  answered: "paid",
   cached: "fromStore",
   shared: "fromAnotherRun",
   failed: "failed",

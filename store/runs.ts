@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Warehouse } from "../connectors/warehouse/open.js";
 import { redact } from "../core/redact.js";
+import { ledgerTotals } from "./run-totals.js";
 
 export type RunStatus = "running" | "succeeded" | "failed" | "ceiling" | "interrupted";
 export type Trigger = "manual" | "schedule" | "server" | "mcp";
@@ -160,7 +161,12 @@ export async function startRun(
     if (Number(claimed.numUpdatedRows) === 1) {
       // Calls the crashed process left in flight: their answers were never stored.
       await interruptReserved(w, [String(c.id)]);
-      return { id: c.id as string, resumed: true, carried: carried(c) };
+      // Credits and rows from the ledger, which a crash cannot leave behind the work done.
+      return {
+        id: c.id as string,
+        resumed: true,
+        carried: { ...carried(c), ...(await ledgerTotals(w, c.id as string)) },
+      };
     }
   }
   const id = newRunId();
@@ -251,6 +257,9 @@ export async function endRun(
     warnings?: string[] | undefined;
   },
 ): Promise<RunStatus> {
+  // What the run paid, as its ledger holds it (every worker's calls, every part's): the figure printed.
+  const ledger = await ledgerTotals(w, id).catch(() => undefined);
+  if (ledger) counters.creditsSpent = ledger.creditsSpent;
   const status = runOutcome({
     fatal: o.fatal,
     ceiling: o.state.ceiling,

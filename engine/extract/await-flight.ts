@@ -36,7 +36,8 @@ export async function awaitFlight(
   let delay = FIRST_POLL_MS;
   for (;;) {
     const state = await flightState(w.db, flight.callId);
-    if (state?.outcome === "succeeded") {
+    // Kept on arrival (`answered`) is as good as loaded for a run waiting for the answer.
+    if (state?.outcome === "answered" || state?.outcome === "succeeded") {
       const stored = (await storedResponses(w.db, [flight.hash])).get(flight.hash);
       return stored ? { kind: "answered", stored } : { kind: "reserve" };
     }

@@ -6,7 +6,7 @@ import { type Ceiling, releaseCredits, reserveCredits } from "../../store/budget
 import { type CallEnd, type CallRecord, finishCall, insertCall } from "../../store/ledger.js";
 import type { RunCounters } from "../../store/runs.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
-import type { CallFailure, RunState, SkillCaller } from "./skill-caller.js";
+import { type CallFailure, type RunState, recordFailure, type SkillCaller } from "./skill-caller.js";
 
 /** A call ready to send: validated body, its identity (request hash) and its estimated credits. */
 export interface PaidCallSpec {
@@ -29,8 +29,30 @@ export interface PaidContext {
   /** This pipeline's own stop flag: a 403 stops only the pipeline whose operation was refused. */
   pipelineStop: { stop: boolean };
   report: (note?: string) => void;
-  /** Reserves a call (credits and its `reserved` ledger row) in a group with others (reservations.ts). */
-  reserve?: ((record: CallRecord) => Promise<number>) | undefined;
+  /**
+   * Reserves the call — its credits against every ceiling and its `reserved` ledger row, committed
+   * before it is sent — and gives its ledger id: in a group with others (reservations.ts), or alone
+   * with a row of its own (`reserveAlone`: a report's job).
+   */
+  reserve: (record: CallRecord) => Promise<number>;
+}
+
+/**
+ * Reserves one call on its own transaction: credits against every ceiling, its `reserved` ledger
+ * row, and `along` (a report's job row) with them, or none of it.
+ */
+export function reserveAlone(
+  w: Warehouse,
+  ceilings: Ceiling[],
+  record: CallRecord,
+  along?: (trx: Kysely<AnyDB>) => Promise<void>,
+): Promise<number> {
+  return w.db.transaction().execute(async (trx) => {
+    await reserveCredits(trx, ceilings, record.credits);
+    const id = await insertCall(trx, record, "reserved");
+    await along?.(trx);
+    return id;
+  });
 }
 
 /** An answer as the client gives it. */
@@ -53,30 +75,20 @@ export type PaidOutcome =
   | { ok: false; error: CreditCeilingError; ambiguous: false };
 
 /**
- * One paid call, the engine's way: credits reserved and the ledger row written in one transaction
- * (with `alsoReserve`, e.g. the job row) BEFORE sending; a refusal gives the credits back; an
- * answer that may have been billed stays charged and is marked ambiguous. The caller finishes a
- * success with `finishPaid` inside its own transaction. Never retried here.
+ * One paid call, the engine's way: reserved (`ctx.reserve`) BEFORE sending; a refusal gives the
+ * credits back; an answer that may have been billed stays charged and is marked ambiguous. The
+ * caller keeps a success at once (keep-answers.ts, or a report's `finishPaid`). Never retried here.
  */
 export async function paidCall(
   ctx: PaidContext,
   call: PaidCallSpec,
-  alsoReserve?: (trx: Kysely<AnyDB>) => Promise<void>,
   send: () => Promise<Sent> = () => ctx.client.send({ slug: call.skill, body: call.body }),
 ): Promise<PaidOutcome> {
   const w = ctx.warehouse;
   const record = { runId: ctx.runId, pipeline: ctx.pipeline.name, skill: call.skill, requestHash: call.hash };
   let callId: number;
   try {
-    callId =
-      ctx.reserve && !alsoReserve
-        ? await ctx.reserve({ ...record, credits: call.credits })
-        : await w.db.transaction().execute(async (trx) => {
-            await reserveCredits(trx, ctx.ceilings, call.credits);
-            const id = await insertCall(trx, { ...record, credits: call.credits }, "reserved");
-            await alsoReserve?.(trx);
-            return id;
-          });
+    callId = await ctx.reserve({ ...record, credits: call.credits });
   } catch (err) {
     if (!(err instanceof CreditCeilingError)) throw err;
     ctx.state.stop = true;
@@ -107,15 +119,19 @@ export async function paidCall(
       error: err.message,
       traceId: err.traceId,
     });
-    ctx.counters.callsFailed++;
-    ctx.failures.push({
-      pipeline: ctx.pipeline.name,
-      skill: call.skill,
-      requestHash: call.hash,
-      code: err.code,
-      message: err.message,
-      ambiguous,
-    });
+    // Said below, once the failure's effect on the run is known.
+    recordFailure(
+      ctx,
+      {
+        pipeline: ctx.pipeline.name,
+        skill: call.skill,
+        requestHash: call.hash,
+        code: err.code,
+        message: err.message,
+        ambiguous,
+      },
+      false,
+    );
     if (err instanceof AuthError) {
       ctx.state.stop = true;
       ctx.state.authFailure = true;

@@ -20,6 +20,24 @@ export interface CallFailure {
   ambiguous: boolean;
 }
 
+/** Where a run keeps its failures: the counter, the list (the run's error and summary) and the reporter. */
+export interface FailureLog {
+  counters: { callsFailed: number };
+  failures: CallFailure[];
+  report: (note?: string) => void;
+}
+
+/**
+ * Records a failed call on its run — counted, listed, and (`say`) told as it happens — the one way
+ * every failure is recorded: refused or lost calls, calls not sent so as not to pay twice, answers
+ * that cannot be loaded, reports that fail.
+ */
+export function recordFailure(run: FailureLog, f: CallFailure, say = true): void {
+  run.counters.callsFailed++;
+  run.failures.push(f);
+  if (say) run.report(f.message);
+}
+
 /** The run-wide flags a run keeps; a paid call or a report sets them the way any call would. */
 export interface RunState {
   stop: boolean;

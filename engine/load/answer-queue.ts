@@ -8,17 +8,16 @@ const QUIET_TURNS = 4;
  * call at once, so calls keep going out while the database writes; `maxPending` bounds what waits
  * (memory stays flat, workers pause when the database is the slower side).
  *
- * `write` loads a group; when it throws, `keep` is given each answer of it and of every later group
- * (so what was paid for is still stored), the first error is kept for `drain`, and `onError` is told.
+ * `write` loads a group; when it throws, later groups are dropped (what was paid for is already
+ * kept: keep-answers.ts), the first error is kept for `drain`, and `onError` is told.
  *
  * @example
- * const q = answerQueue({ write: (g) => loadAnswers(w, c, runId, g), keep: storePaid, maxPending: 16, maxGroup: 32, onError: stop });
+ * const q = answerQueue({ write: (g) => loadAnswers(w, c, runId, g), maxPending: 16, maxGroup: 32, onError: stop });
  * await q.push(answer); // back as soon as there is room
- * await q.drain();      // everything pushed is loaded (or kept); throws the first write error
+ * await q.drain();      // everything pushed is loaded; throws the first write error
  */
 export function answerQueue<T>(o: {
   write: (group: T[]) => Promise<void>;
-  keep: (group: T[]) => Promise<void>;
   maxPending: number;
   maxGroup: number;
   onError: (err: unknown) => void;
@@ -40,21 +39,13 @@ export function answerQueue<T>(o: {
       if (o.yieldTo) await callsFirst(o.yieldTo);
       const group = pending.splice(0, o.maxGroup);
       room.wakeAll();
+      if (failed) continue;
       try {
-        if (!failed) {
-          await o.write(group);
-          continue;
-        }
+        await o.write(group);
       } catch (err) {
         failed = true;
         error = err;
         o.onError(err);
-      }
-      try {
-        await o.keep(group);
-      } catch {
-        // The write's error is the one reported; a store that fails too leaves the calls `reserved`,
-        // which a later run treats as in flight.
       }
     }
     running = undefined;

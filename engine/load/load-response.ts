@@ -3,16 +3,9 @@ import { keyOf, lastPerKey } from "../../connectors/warehouse/bulk.js";
 import { isDeadlock } from "../../connectors/warehouse/driver-errors.js";
 import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
 import type { TableDef } from "../../schema/table.js";
-import {
-  type CallEnd,
-  finishSucceeded,
-  insertCalls,
-  insertRejects,
-  storeResponses,
-} from "../../store/ledger.js";
+import { finishLoaded, insertCalls, insertRejects } from "../../store/ledger.js";
 import type { ParamValues } from "../define/params.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
-import { partsToStore } from "../extract/item-parts.js";
 import type { PlannedCall } from "../extract/planned-calls.js";
 import type { CompiledMapping } from "../normalize/mapping.js";
 import type { Normalised, Reject, Row } from "../normalize/row.js";
@@ -20,8 +13,8 @@ import { deleteChildren, upserts, writeRows } from "./write-rows.js";
 
 /** What the ledger records with an answer's rows. */
 export type AnswerLedger =
-  /** A paid call: its answer is stored and its reserved ledger row finished. */
-  | { kind: "paid"; callId: number; traceId: string | null; end: CallEnd }
+  /** A paid call, its answer kept on arrival (`answered`, keep-answers.ts): its ledger row finished as loaded. */
+  | { kind: "paid"; callId: number }
   /** A stored answer reused: a `cached` ledger row, nothing stored again. */
   | { kind: "cached" }
   /** Another run's answer to the same request, awaited while it was in flight: a `shared` ledger row. */
@@ -145,7 +138,12 @@ async function ledgerOf(
   answers: readonly Answer[],
   loadedRows: readonly number[],
 ): Promise<void> {
-  await storePaid(db, p, runId, answers, loadedRows);
+  await finishLoaded(
+    db,
+    answers.flatMap((a, i) =>
+      a.ledger.kind === "paid" ? [{ id: a.ledger.callId, rows: loadedRows[i]! }] : [],
+    ),
+  );
   for (const kind of ["cached", "shared"] as const) await insertFree(db, p, runId, answers, loadedRows, kind);
 }
 
@@ -175,35 +173,6 @@ async function insertFree(
         : [],
     ),
     kind,
-  );
-}
-
-/**
- * The paid answers among `answers`: each stored, and its reserved ledger row finished as succeeded
- * (with the rows its load wrote, when it is loaded in the same transaction).
- */
-export async function storePaid(
-  db: Kysely<AnyDB>,
-  p: LoadedPipeline,
-  runId: string,
-  answers: readonly Answer[],
-  loadedRows?: readonly number[],
-): Promise<void> {
-  const paid = answers.flatMap((a, i) =>
-    a.ledger.kind === "paid" ? [{ a, ledger: a.ledger, rows: loadedRows?.[i] }] : [],
-  );
-  await storeResponses(
-    db,
-    paid.flatMap(({ a, ledger }) => {
-      const stored = { skill: p.skill, traceId: ledger.traceId, runId, receivedAt: a.receivedAt };
-      // Each item's part too, in the same transaction: an item is fresh exactly when its batch is stored.
-      const parts = partsToStore(p, a.call, a.data).map((part) => ({ ...stored, ...part }));
-      return [{ ...stored, hash: a.call.hash, request: a.call.body, data: a.data }, ...parts];
-    }),
-  );
-  await finishSucceeded(
-    db,
-    paid.map(({ ledger, rows }) => ({ id: ledger.callId, end: { ...ledger.end, loadedRows: rows } })),
   );
 }
 

@@ -1,6 +1,8 @@
 import { isUniqueViolation } from "../../connectors/warehouse/driver-errors.js";
+import type { CallRecord } from "../../store/ledger.js";
 import { latestJobFor, runIsBusy } from "../../store/report-job-lookup.js";
 import { getJob, insertJob, type ReportJob, updateJob } from "../../store/report-jobs.js";
+import { reserveAlone } from "../extract/paid-call.js";
 import type { PlannedCall } from "../extract/planned-calls.js";
 import { type JobContext, reportFailure } from "./context.js";
 import { finishPaid, paidCall, type ReportCall } from "./paid.js";
@@ -76,18 +78,21 @@ export async function createJob(ctx: JobContext, planned: PlannedCall): Promise<
   let jobId = 0;
   let out: Awaited<ReturnType<typeof paidCall>>;
   try {
-    out = await paidCall(ctx, call, async (trx) => {
-      jobId = await insertJob(trx, {
-        pipeline: ctx.pipeline.name,
-        pipelineFile: ctx.pipeline.file,
-        skill: call.skill,
-        requestHash: call.hash,
-        request: call.body,
-        params: ctx.params,
-        runId: ctx.runId,
-        credits: call.credits,
+    // The job row is written with the reservation: a crash never leaves a paid create without it.
+    const reserve = (record: CallRecord) =>
+      reserveAlone(w, ctx.ceilings, record, async (trx) => {
+        jobId = await insertJob(trx, {
+          pipeline: ctx.pipeline.name,
+          pipelineFile: ctx.pipeline.file,
+          skill: call.skill,
+          requestHash: call.hash,
+          request: call.body,
+          params: ctx.params,
+          runId: ctx.runId,
+          credits: call.credits,
+        });
       });
-    });
+    out = await paidCall({ ...ctx, reserve }, call);
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
     reportFailure(

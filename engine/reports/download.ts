@@ -81,7 +81,6 @@ async function downloadInto(
       const out = await paidCall(
         ctx,
         call,
-        undefined,
         config && (() => streamDownload(config, call.skill, call.body, spool)),
       );
       if (!out.ok) {

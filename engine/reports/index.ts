@@ -1,7 +1,7 @@
 import pLimit from "p-limit";
 import type { ReportJob } from "../../store/report-jobs.js";
 import type { PlannedCall } from "../extract/planned-calls.js";
-import { type JobContext, type ReportRunContext, stopped } from "./context.js";
+import { type JobContext, jobContext, type ReportRunContext, stopped } from "./context.js";
 import { openJob } from "./create.js";
 import { checkReportPipeline } from "./csv-table.js";
 import { downloadParts } from "./download.js";
@@ -20,7 +20,7 @@ export type { ReportRunContext } from "./context.js";
 export async function runReportCalls(ctx: ReportRunContext): Promise<void> {
   const { calls, ...rest } = ctx;
   checkReportPipeline(ctx.pipeline);
-  const job: JobContext = { ...rest, pipelineStop: { stop: false } };
+  const job = jobContext(rest);
   const limit = pLimit(ctx.pipeline.concurrency ?? 4);
   // A job that fails unexpectedly stops the pipeline: queued jobs create nothing, running ones
   // finish their current step, and only then does the error end the run.

@@ -1,5 +1,6 @@
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import type { PlannedCall } from "../extract/planned-calls.js";
+import { recordFailure } from "../extract/skill-caller.js";
 import type { Answer } from "../load/load-response.js";
 import {
   type MappingQuality,
@@ -27,17 +28,19 @@ export function pipelineQuality(s: RunSession, p: LoadedPipeline, strict: boolea
       const wrong = missingRecordsPath(p.records.path, data);
       if (!wrong) return undefined;
       const message = `${p.name}: ${wrong}. Fix records.path in ${p.file} and run again: the stored answer is loaded for 0 credits`;
-      s.counters.callsFailed++;
-      s.failures.push({
-        pipeline: p.name,
-        skill: p.skill,
-        requestHash: call.hash,
-        code: "RECORDS_PATH",
-        message,
-        ambiguous: false,
-      });
       // One line, not one per call: the others are the same mistake.
-      if (pathFailures++ === 0) s.report(message);
+      recordFailure(
+        s,
+        {
+          pipeline: p.name,
+          skill: p.skill,
+          requestHash: call.hash,
+          code: "RECORDS_PATH",
+          message,
+          ambiguous: false,
+        },
+        pathFailures++ === 0,
+      );
       return message;
     },
     /** Looks at a loaded group's answers. */

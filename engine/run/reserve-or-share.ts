@@ -1,6 +1,7 @@
 import { type CallRecord, finishCall, insertCall, type StoredResponse } from "../../store/ledger.js";
 import { awaitFlight } from "../extract/await-flight.js";
 import type { ItemsTaken, Reserved } from "../extract/reservations.js";
+import { recordFailure } from "../extract/skill-caller.js";
 import type { RunSession } from "./session.js";
 
 /** What a call gets before it is sent: a ledger id to send under, a stored or shared answer, or nothing. */
@@ -58,8 +59,7 @@ export async function failWithoutSending(
 ): Promise<void> {
   const id = await insertCall(s.warehouse.db, { ...record, credits: 0 }, "failed");
   await finishCall(s.warehouse.db, id, { outcome: "failed", credits: 0, errorCode: code, error: message });
-  s.counters.callsFailed++;
-  s.failures.push({
+  recordFailure(s, {
     pipeline: record.pipeline,
     skill: record.skill,
     requestHash: record.requestHash,
@@ -67,5 +67,4 @@ export async function failWithoutSending(
     message,
     ambiguous: code === "SHARED_AMBIGUOUS",
   });
-  s.report(message);
 }

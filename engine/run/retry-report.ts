@@ -10,7 +10,7 @@ import { loadPipeline } from "../define/pipeline-file.js";
 import { loadPrices, type PriceTable } from "../define/prices.js";
 import type { PlannedCall } from "../extract/planned-calls.js";
 import type { CallFailure, SkillCaller } from "../extract/skill-caller.js";
-import type { JobContext } from "../reports/context.js";
+import { type JobContext, jobContext } from "../reports/context.js";
 import { createJob } from "../reports/create.js";
 import { runReportJob } from "../reports/index.js";
 import { inRunSession, type RunReporter } from "./session.js";
@@ -130,15 +130,14 @@ export async function retryReportJob(o: RetryOptions): Promise<RetryResult> {
       signal: o.signal,
     },
     async (s) => {
-      const ctx: JobContext = {
+      const ctx = jobContext({
         ...s,
         client: o.client,
         pipeline,
         params: job.params as JobContext["params"],
         prices,
         freshnessMs: 0,
-        pipelineStop: { stop: false },
-      };
+      });
       if (create) {
         s.counters.callsPlanned++;
         const fresh = await createJob(ctx, call);

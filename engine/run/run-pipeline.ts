@@ -1,10 +1,11 @@
 import { CreditCeilingError } from "../../core/errors.js";
 import { waiters } from "../../core/waiters.js";
 import type { Ceiling } from "../../store/budget.js";
-import { type CallRecord, isLoaded } from "../../store/ledger.js";
+import { answeredCalls, type CallRecord, isLoaded, settleAnswered } from "../../store/ledger.js";
 import { resolveInput, type SheetReader, staticInput } from "../define/inputs.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import type { PriceTable } from "../define/prices.js";
+import { answerKeeper } from "../extract/keep-answers.js";
 import { paidCall, succeeded } from "../extract/paid-call.js";
 import {
   type CallFactory,
@@ -16,7 +17,7 @@ import {
 import { type Reserved, reservations } from "../extract/reservations.js";
 import type { SkillCaller } from "../extract/skill-caller.js";
 import { answerQueue } from "../load/answer-queue.js";
-import { type Answer, loadAnswers, storePaid } from "../load/load-response.js";
+import { type Answer, loadAnswers } from "../load/load-response.js";
 import { dropOtherRuns } from "../load/write-rows.js";
 import { runReportCalls } from "../reports/index.js";
 import { type ItemRun, loadFreshItems, partitionFresh, type TakenItems, takeItems } from "./item-reuse.js";
@@ -143,6 +144,9 @@ export async function runCalls(
   const pipelineState = { stop: false, failed: 0 };
   const quality = pipelineQuality(s, p, env.strict === true || p.strict);
   const reserving = reservations(w, ceilings, { freshnessMs: c.freshnessMs, runId });
+  const keeper = answerKeeper(w, p, runId);
+  // Calls an earlier part of this run paid for and kept, but never loaded: loaded now, not paid again.
+  const kept = s.resumed ? await answeredCalls(w.db, runId, p.name) : new Map<string, number>();
   const width = Math.max(1, Math.min(env.concurrency, p.concurrency ?? env.concurrency));
   const answers = answerQueue<Answer>({
     write: async (group) => {
@@ -160,7 +164,6 @@ export async function runCalls(
       quality.loaded(group, r);
       report();
     },
-    keep: (group) => keepPaid(s, p, group),
     // Answers wait here, not calls: a slow database pauses the workers before memory grows.
     maxPending: Math.max(8, 2 * width),
     // Short groups: a group's rows are written in one go, and a call waiting to be reserved waits for it.
@@ -201,15 +204,19 @@ export async function runCalls(
       active++;
       try {
         const got = await execute(
-          s,
-          env,
-          c,
+          {
+            s,
+            env,
+            c,
+            ceilings,
+            reserve: reserving.reserve,
+            ps: pipelineState,
+            quality,
+            itemRun,
+            keeper,
+            kept,
+          },
           call,
-          ceilings,
-          reserving.reserve,
-          pipelineState,
-          quality,
-          itemRun,
         );
         if (got && "taken" in got) {
           // Some of the batch's items came from the store or another run: the rest go as a smaller batch.
@@ -253,55 +260,74 @@ export async function runCalls(
   await answers.drain();
   const crashed = ended.find((r): r is PromiseRejectedResult => r.status === "rejected");
   if (crashed) throw crashed.reason;
-  return { seen: quality.seen(), complete: !state.stop && !pipelineState.stop && pipelineState.failed === 0 };
+  const complete = !state.stop && !pipelineState.stop && pipelineState.failed === 0;
+  // A resumed batched pipeline loads an earlier part's kept batches through their items' parts.
+  if (complete && itemRun && s.resumed) await settleAnswered(w.db, runId, p.name);
+  return { seen: quality.seen(), complete };
 }
 
-/** Paid answers of a group that could not be loaded, stored with their ledger success. */
-async function keepPaid(s: RunSession, p: LoadedPipeline, group: Answer[]): Promise<void> {
-  const { warehouse: w, runId } = s;
-  if (!group.some((a) => a.ledger.kind === "paid")) return;
-  await w.db.transaction().execute((trx) => storePaid(trx, p, runId, group));
+/** What one call of a pipeline's run needs besides the call: the run, the pipeline and its helpers. */
+interface CallContext {
+  s: RunSession;
+  env: RunEnv;
+  c: Compiled;
+  ceilings: Ceiling[];
+  reserve: (record: CallRecord, items?: string[]) => Promise<Reserved>;
+  ps: { stop: boolean; failed: number };
+  quality: PipelineQuality;
+  itemRun: ItemRun | undefined;
+  keeper: ReturnType<typeof answerKeeper>;
+  /** An earlier part's paid and kept answers not yet loaded: request hash → ledger id. */
+  kept: Map<string, number>;
 }
 
 /**
  * One call: from the store when a fresh answer is there (free), from another run that has the
- * same request in flight (free), else paid. Returns the answer to
- * load, or undefined when there is none (stopped, refused, failed, loaded by an earlier attempt).
+ * same request in flight (free), else paid — and its answer kept the moment it arrives. Returns the
+ * answer to load, or undefined when there is none (stopped, refused, failed, loaded by an earlier
+ * attempt).
  */
 async function execute(
-  s: RunSession,
-  env: RunEnv,
-  c: Compiled,
+  x: CallContext,
   call: PlannedCall,
-  ceilings: Ceiling[],
-  reserve: (record: CallRecord, items?: string[]) => Promise<Reserved>,
-  ps: { stop: boolean; failed: number },
-  quality: PipelineQuality,
-  itemRun: ItemRun | undefined,
 ): Promise<{ data: unknown; answer: Answer | undefined } | { taken: TakenItems } | undefined> {
+  const { s, env, c, ps } = x;
   const { warehouse: w, runId, resumed, counters, failures, state, report } = s;
   const p = c.pipeline;
   // The store is looked at and, when it has no fresh answer and no other run has the same
   // request in flight (nor, for a batch split per item, any of its items), the call reserved: in
   // one transaction shared with the calls asking at the same moment.
   const record = { runId, pipeline: p.name, skill: p.skill, requestHash: call.hash, credits: call.credits };
-  const items = itemRun && c.freshnessMs > 0 ? call.parts?.hashes : undefined;
-  const first = await reserveOrShare(s, record, reserve, ps, items);
+  const items = x.itemRun && c.freshnessMs > 0 ? call.parts?.hashes : undefined;
+  const first = await reserveOrShare(s, record, x.reserve, ps, items);
   if ("skipped" in first) return undefined;
   if ("itemsTaken" in first) {
-    const taken = await takeItems(s, itemRun!, call, first.itemsTaken, ps);
+    const taken = await takeItems(s, x.itemRun!, call, first.itemsTaken, ps);
     return taken ? { taken } : undefined;
   }
   if ("shared" in first) {
     // Another run's call of the same request, answered while this one waited: loaded as ours, free.
     counters.callsShared++;
     const { data, receivedAt } = first.shared;
-    return withRecords(s, p, { call, data, receivedAt, ledger: { kind: "shared" } }, ps, quality);
+    return withRecords(x, { call, data, receivedAt, ledger: { kind: "shared" } });
   }
   if ("stored" in first) {
     const { stored } = first;
-    // Whether the crashed attempt loaded it matters only for an answer found in the store (a paid
-    // answer is stored in its load's transaction): a resumed run asks for these, not every call.
+    const keptId = x.kept.get(call.hash);
+    if (keptId !== undefined) {
+      // Paid by an earlier part of this run and kept, its load cut short: loaded now, as the paid
+      // call it was (its credits were carried with the run).
+      x.kept.delete(call.hash);
+      const answer: Answer = {
+        call,
+        data: stored.data,
+        receivedAt: stored.receivedAt,
+        ledger: { kind: "paid", callId: keptId },
+      };
+      return withRecords(x, answer);
+    }
+    // Whether the crashed attempt loaded it matters only for an answer found in the store: a
+    // resumed run asks for these, not every call.
     if (resumed && (await isLoaded(w, runId, p.name, call.hash))) {
       counters.callsDone++;
       report();
@@ -310,13 +336,12 @@ async function execute(
       return { data: stored.data, answer: undefined };
     }
     counters.callsCached++;
-    const answer: Answer = {
+    return withRecords(x, {
       call,
       data: stored.data,
       receivedAt: stored.receivedAt,
       ledger: { kind: "cached" },
-    };
-    return withRecords(s, p, answer, ps, quality);
+    });
   }
 
   const out = await paidCall(
@@ -325,7 +350,7 @@ async function execute(
       client: env.client,
       runId,
       pipeline: p,
-      ceilings,
+      ceilings: x.ceilings,
       counters,
       failures,
       state,
@@ -339,37 +364,20 @@ async function execute(
     if (!(out.error instanceof CreditCeilingError)) ps.failed++;
     return undefined;
   }
-  const { callId, result } = out;
+  const { callId, result, receivedAt } = out;
   const data = result.data ?? {};
-  const answer: Answer = {
-    call,
-    data,
-    receivedAt: out.receivedAt,
-    ledger: {
-      kind: "paid",
-      callId,
-      traceId: result.traceId,
-      end: succeeded(result),
-    },
-  };
-  return withRecords(s, p, answer, ps, quality);
+  await x.keeper.keep({ call, data, receivedAt, callId, traceId: result.traceId, end: succeeded(result) });
+  return withRecords(x, { call, data, receivedAt, ledger: { kind: "paid", callId } });
 }
 
 /**
- * The answer to load, or none when it has no `records.path` member: that call fails, its paid
- * answer is stored (a fixed file reloads it for 0 credits) and the pipeline sends no more calls,
+ * The answer to load, or none when it has no `records.path` member: that call fails, its answer
+ * stays in the store (a fixed file reloads it for 0 credits) and the pipeline sends no more calls,
  * which would meet the same mistake.
  */
-async function withRecords(
-  s: RunSession,
-  p: LoadedPipeline,
-  answer: Answer,
-  ps: { stop: boolean; failed: number },
-  quality: PipelineQuality,
-): Promise<{ data: unknown; answer: Answer } | undefined> {
-  if (!quality.refuse(answer.call, answer.data)) return { data: answer.data, answer };
-  ps.failed++;
-  ps.stop = true;
-  await keepPaid(s, p, [answer]);
+function withRecords(x: CallContext, answer: Answer): { data: unknown; answer: Answer } | undefined {
+  if (!x.quality.refuse(answer.call, answer.data)) return { data: answer.data, answer };
+  x.ps.failed++;
+  x.ps.stop = true;
   return undefined;
 }

@@ -1,9 +1,10 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
 import { ensureTable } from "../../connectors/warehouse/tables.js";
-import { type Answer, type LoadTarget, loadAnswers, storePaid } from "../../engine/load/load-response.js";
+import { answerKeeper } from "../../engine/extract/keep-answers.js";
+import { type Answer, type LoadTarget, loadAnswers } from "../../engine/load/load-response.js";
 import { compileMapping } from "../../engine/normalize/mapping.js";
-import { insertCall, isLoaded, markLoaded } from "../../store/ledger.js";
+import { freshResponses, insertCall, isLoaded, markLoaded } from "../../store/ledger.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
 import { firstCall, pipelineFrom, rows } from "./fixtures.js";
@@ -46,7 +47,7 @@ describe.each(WAREHOUSE_KINDS)("load marks on the ledger on %s", (kind) => {
         call: c,
         data: { products },
         receivedAt: new Date().toISOString(),
-        ledger: { kind: "paid", callId, traceId: null, end: { outcome: "succeeded", httpStatus: 200 } },
+        ledger: { kind: "paid", callId },
       };
     }
 
@@ -107,10 +108,21 @@ describe.each(WAREHOUSE_KINDS)("load marks on the ledger on %s", (kind) => {
       expect(loaded.rows).toBe(5);
     });
 
-    it("an answer only kept (its load failed) is paid for but not loaded", async () => {
-      await storePaid(w.db, pipeline, RUN, [await paid("kept", [{ asin: "K1" }])]);
-      expect(await ledger()).toEqual([{ request_hash: "kept", outcome: "succeeded", loaded_rows: null }]);
+    it("an answer kept on arrival (its load never came) is paid for and stored, not loaded", async () => {
+      const a = await paid("kept", [{ asin: "K1" }]);
+      if (a.ledger.kind !== "paid") throw new Error("a paid answer");
+      const { callId } = a.ledger;
+      await answerKeeper(w, pipeline, RUN).keep({
+        ...a,
+        callId,
+        traceId: null,
+        end: { outcome: "answered" },
+      });
+      expect(await ledger()).toEqual([{ request_hash: "kept", outcome: "answered", loaded_rows: null }]);
       expect(await isLoaded(w, RUN, pipeline.name, "kept")).toBe(false);
+      expect((await freshResponses(w.db, ["kept"], 0, RUN)).get("kept")?.data).toEqual({
+        products: [{ asin: "K1" }],
+      });
     });
 
     it("a load marked the earlier way (report parts, versions before 005_call_loads) still counts", async () => {

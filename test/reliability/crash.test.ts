@@ -3,6 +3,7 @@ import { openWarehouse } from "../../connectors/warehouse/open.js";
 import type { Emulator, LedgerCall } from "../../emulator/index.js";
 import { retryReportJob } from "../../engine/run/retry-report.js";
 import { runPipelines } from "../../engine/run/runner.js";
+import { ledgerTotals } from "../../store/run-totals.js";
 import { runChild } from "./support/child.js";
 import { type ChildSpec, pipelinesOf } from "./support/child-spec.js";
 import { fastReportPipeline, inFlight } from "./support/crash-plan.js";
@@ -111,6 +112,13 @@ describe.each(KINDS)("crash and resume on %s", (kind: Kind) => {
         double_paid: 0,
         inflight_at_kill: 0,
         inflight_repaid: 0,
+        // The most requests one trial paid twice, and the calls it had in flight at that kill.
+        inflight_repaid_trial_max: 0,
+        inflight_at_kill_trial_max: 0,
+        // Runs whose printed credits differ from their ledger's.
+        printed_credits_off: 0,
+        // Credits the warehouse's ledgers hold beyond what the emulator billed: calls cut off by a kill.
+        credits_unbilled_at_kill: 0,
         // How long before the kill the emulator had answered a call that was then paid again: the
         // window in which an answer is delivered but not yet stored.
         inflight_window_ms_max: 0,
@@ -188,10 +196,12 @@ describe.each(KINDS)("crash and resume on %s", (kind: Kind) => {
           f.client_gone += all.filter((c) => c.status === "client-gone").length;
           const twice = paidTwice(all);
           const flying = await inFlight(w, reserved);
+          let repaid = 0;
           for (const t of twice.paidTwice) {
             // Paid twice only because the first process died between the answer and storing it.
             if (t.times === 2 && flying.has(`${t.slug}\n${t.bodyHash}`)) {
               f.inflight_repaid++;
+              repaid++;
               const answered = charged(firstCalls).find(
                 (c) => c.slug === t.slug && c.bodyHash === t.bodyHash,
               );
@@ -204,6 +214,34 @@ describe.each(KINDS)("crash and resume on %s", (kind: Kind) => {
               problems.push(`${where}: ${t.slug} ${t.bodyHash} paid ${t.times} times`);
             }
           }
+
+          // Paid twice only what this kill cut off: calls sent whose answers were not yet kept.
+          f.inflight_repaid_trial_max = Math.max(f.inflight_repaid_trial_max, repaid);
+          f.inflight_at_kill_trial_max = Math.max(f.inflight_at_kill_trial_max, reserved.length);
+          if (repaid > reserved.length)
+            problems.push(
+              `${where}: ${repaid} requests paid twice, ${reserved.length} in flight at the kill`,
+            );
+          // The credits printed are the run's ledger's; the ledgers hold what the API billed, plus
+          // at most the calls a kill cut off (counted: the API may have billed them).
+          const own = await ledgerTotals(w, s.runId);
+          if (s.counters.creditsSpent !== own.creditsSpent) {
+            f.printed_credits_off++;
+            problems.push(
+              `${where}: printed ${s.counters.creditsSpent} credits, the ledger holds ${own.creditsSpent}`,
+            );
+          }
+          const held = await rows<{ all: number; cut: number }>(
+            w,
+            "select coalesce(sum(credits), 0) as all, coalesce(sum(case when outcome = 'interrupted' then credits else 0 end), 0) as cut from skillsync_calls",
+          );
+          const billed = credits(all);
+          const [all_, cut] = [Number(held[0]!.all), Number(held[0]!.cut)];
+          f.credits_unbilled_at_kill += all_ - billed;
+          if (billed > all_ + 1e-9 || all_ - billed > cut + 1e-9)
+            problems.push(
+              `${where}: the ledgers hold ${all_} credits (${cut} cut off), the emulator billed ${billed}`,
+            );
 
           // Ceilings: each run within --max-credits, and every credit charged was reserved first.
           const limit = ceiling();

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
 import { loadPipeline } from "../../engine/define/pipeline-file.js";
 import { runPipelines } from "../../engine/run/runner.js";
+import { ledgerTotals } from "../../store/run-totals.js";
 import { cliProcess, workerProcess } from "../engine/distribute/processes.js";
 import { rows } from "../engine/fixtures.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
@@ -10,6 +11,7 @@ import { freshWarehouseUrl, unavailable } from "../helpers/warehouses.js";
 import { tempDir, writeScheduledPipeline } from "../scheduler/fixtures.js";
 import { cli } from "./support/cli.js";
 import { paidTwice } from "./support/ledger.js";
+import { envCount, prng } from "./support/prng.js";
 import { addFigures } from "./support/suite.js";
 
 // Runs spread over `skillsync worker` processes (Postgres, pg-boss), with real processes killed,
@@ -17,8 +19,8 @@ import { addFigures } from "./support/suite.js";
 // is paid twice, and two schedulers run each tick once.
 
 const KEYWORDS = Array.from({ length: 100 }, (_, i) => `gadget ${i}`);
+const WORKER_KILLS = envCount("RELIABILITY_WORKER_KILLS", 10);
 const PARAMS = { keyword: KEYWORDS, pages: ["3"] };
-const paramFlags = [...KEYWORDS.flatMap((k) => ["--param", `keyword=${k}`]), "--param", "pages=3"];
 
 const keywords = (n: number, prefix: string) =>
   Array.from({ length: n }, (_, i) => ["--param", `keyword=${prefix} ${i}`]).flat();
@@ -28,6 +30,17 @@ const snapshot = (w: Warehouse) =>
     w,
     "select keyword, page, item_index, asin, position from marketplace_search_results order by 1, 2, 3",
   );
+
+/** Three `skillsync worker` processes and a `run --workers` of marketplace-search over `keywords`, 3 pages each. */
+async function onThreeWorkers(db: string, apiUrl: string, keywords: string[], batch: string[]) {
+  const workers = await Promise.all([0, 1, 2].map(() => workerProcess(db, apiUrl, ["--concurrency", "4"])));
+  const flags = [...keywords.flatMap((k) => ["--param", `keyword=${k}`]), "--param", "pages=3"];
+  const run = cliProcess(
+    ["run", "marketplace-search", ...flags, "--db", db, "--workers", ...batch, "--json"],
+    apiUrl,
+  );
+  return { workers, run };
+}
 
 const runOf = async (db: string, id: string) => {
   const w = await openWarehouse(db);
@@ -63,25 +76,12 @@ describe.skipIf(unavailable("postgres"))("workers", () => {
     emulator.reset();
 
     const db = freshWarehouseUrl("postgres");
-    const workers = await Promise.all(
-      [0, 1, 2].map(() => workerProcess(db, emulator.url, ["--concurrency", "4"])),
-    );
-    const run = cliProcess(
-      [
-        "run",
-        "marketplace-search",
-        ...paramFlags,
-        "--db",
-        db,
-        "--workers",
-        "--batch-size",
-        "10",
-        "--lease",
-        "5",
-        "--json",
-      ],
-      emulator.url,
-    );
+    const { workers, run } = await onThreeWorkers(db, emulator.url, KEYWORDS, [
+      "--batch-size",
+      "10",
+      "--lease",
+      "5",
+    ]);
     // Killed once it has paid for some of its calls, with calls in flight.
     const victim = workers[0]!;
     await Promise.race([
@@ -139,6 +139,94 @@ describe.skipIf(unavailable("postgres"))("workers", () => {
     for (const x of workers.slice(1)) x.child.kill("SIGTERM");
     for (const x of workers.slice(1)) expect((await x.exited).code).toBe(0);
   }, 120_000);
+  it(`${WORKER_KILLS} trials: one of 3 workers killed -9 at a random moment; paid twice only what it had in flight, credits as the ledger's`, async () => {
+    const { emulator, client } = await emulatorWithClient({ latencyMs: 40, jitterMs: 40 });
+    const trialKeywords = KEYWORDS.slice(0, 40);
+    const clean = await openWarehouse(freshWarehouseUrl("postgres"));
+    const reference = await runPipelines({
+      warehouse: clean,
+      client,
+      pipelines: [loadPipeline("marketplace-search")],
+      params: { keyword: trialKeywords, pages: ["3"] },
+      concurrency: 8,
+    });
+    const calls = reference.counters.callsDone;
+    const expected = await snapshot(clean);
+    await clean.close();
+    const rnd = prng(9191);
+    const f = { trials: 0, paid_twice: 0, paid_twice_trial_max: 0, in_flight: 0, window_ms_max: 0 };
+    const problems: string[] = [];
+    for (let trial = 0; trial < WORKER_KILLS; trial++) {
+      emulator.reset();
+      const db = freshWarehouseUrl("postgres");
+      const { workers, run } = await onThreeWorkers(db, emulator.url, trialKeywords, [
+        "--batch-size",
+        "8",
+        "--lease",
+        "5",
+      ]);
+      const victim = workers[Math.floor(rnd() * 3)]!;
+      const after = 5 + Math.floor(rnd() * calls * 0.7);
+      await Promise.race([
+        until(async () => emulator.ledger().calls.length >= after, 60_000, `${after} calls paid`),
+        run.exited.then(() => Promise.reject(new Error(`the run ended early: ${run.output().slice(-2000)}`))),
+      ]);
+      const killedAt = Date.now();
+      victim.child.kill("SIGKILL");
+      const end = await run.exited;
+      const where = `trial ${trial} (killed after ${after} calls)`;
+      if (end.code !== 0) problems.push(`${where}: exit ${end.code}: ${run.output().slice(-500)}`);
+      const out = run.output();
+      const summary = JSON.parse(out.slice(out.indexOf("{")));
+      const w = await openWarehouse(db);
+      try {
+        if (JSON.stringify(await snapshot(w)) !== JSON.stringify(expected))
+          problems.push(`${where}: the tables differ from a clean run's`);
+        const cut = await rows<{ n: number; credits: number }>(
+          w,
+          `select count(*) as n, coalesce(sum(credits), 0) as credits from skillsync_calls where run_id = '${summary.runId}' and outcome = 'interrupted'`,
+        );
+        const inFlight = Number(cut[0]!.n);
+        const all = emulator.ledger().calls;
+        const twice = paidTwice(all).paidTwice;
+        // Paid twice only what the killed worker had sent and not yet kept (4 calls in flight at most).
+        if (twice.length > Math.min(inFlight, 4))
+          problems.push(`${where}: ${twice.length} paid twice, ${inFlight} in flight at the kill`);
+        for (const t of twice) {
+          const first = all.find((c) => c.slug === t.slug && c.bodyHash === t.bodyHash && c.credits > 0);
+          if (first?.at !== undefined) f.window_ms_max = Math.max(f.window_ms_max, killedAt - first.at);
+        }
+        // The credits printed are the ledger's; the API billed those, less calls cut off unanswered.
+        const totals = await ledgerTotals(w, summary.runId);
+        const billed = emulator.ledger().totalCredits;
+        if (summary.counters.creditsSpent !== totals.creditsSpent)
+          problems.push(`${where}: printed ${summary.counters.creditsSpent}, ledger ${totals.creditsSpent}`);
+        if (billed > totals.creditsSpent || totals.creditsSpent - billed > Number(cut[0]!.credits))
+          problems.push(
+            `${where}: billed ${billed}, ledger ${totals.creditsSpent}, cut off ${cut[0]!.credits}`,
+          );
+        f.trials++;
+        f.paid_twice += twice.length;
+        f.paid_twice_trial_max = Math.max(f.paid_twice_trial_max, twice.length);
+        f.in_flight += inFlight;
+      } finally {
+        await w.close();
+      }
+      for (const x of workers) x.child.kill("SIGKILL");
+      await Promise.all(workers.map((x) => x.exited));
+    }
+    addFigures("workers", {
+      kill_trials: f.trials,
+      kill_trials_paid_twice: f.paid_twice,
+      kill_trials_paid_twice_trial_max: f.paid_twice_trial_max,
+      kill_trials_in_flight: f.in_flight,
+      kill_trials_window_ms_max: f.window_ms_max,
+    });
+    console.log(`worker kills: ${JSON.stringify(f)}`);
+    expect(problems).toEqual([]);
+    expect(f.trials).toBe(WORKER_KILLS);
+  }, 900_000);
+
   it("--max-credits split over 3 workers stops at the ceiling with 0 overshoot (exit 3)", async () => {
     const { emulator } = await emulatorWithClient({ latencyMs: 30, jitterMs: 30 });
     const db = freshWarehouseUrl("postgres");

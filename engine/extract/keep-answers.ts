@@ -1,0 +1,80 @@
+import type { Warehouse } from "../../connectors/warehouse/open.js";
+import { type CallEnd, finishAnswered, storeResponses } from "../../store/ledger.js";
+import type { LoadedPipeline } from "../define/pipeline-file.js";
+import { partsToStore } from "./item-parts.js";
+import type { PlannedCall } from "./planned-calls.js";
+
+/** A paid answer as it arrived: the call it answers, its ledger row and how the call went. */
+export interface ArrivedAnswer {
+  call: PlannedCall;
+  data: unknown;
+  receivedAt: string;
+  callId: number;
+  traceId: string | null;
+  end: CallEnd;
+}
+
+interface Waiting {
+  answer: ArrivedAnswer;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * Keeps paid answers the moment they arrive: each one's body is stored (with its items' parts, for
+ * a batch split per item) and its ledger row marked `answered`, committed before the answer waits
+ * for normalising and loading. A process killed after that pays nothing again: the restarted run
+ * (or the next worker) finds the answer in the store. Answers arriving while one commit runs share
+ * the next (group commit), so a busy run commits a few times per many answers, never per load.
+ *
+ * @example
+ * const keeper = answerKeeper(w, pipeline, runId);
+ * await keeper.keep(arrived); // stored and `answered`: safe from a crash from here on
+ */
+export function answerKeeper(w: Warehouse, p: LoadedPipeline, runId: string) {
+  const queue: Waiting[] = [];
+  let running = false;
+
+  async function pump(): Promise<void> {
+    while (queue.length) {
+      // Answers arriving in the same turn of the event loop join the group.
+      await new Promise<void>((resume) => setImmediate(resume));
+      const group = queue.splice(0, 64);
+      try {
+        await w.transaction(async (tx) => {
+          await storeResponses(
+            tx.db,
+            group.flatMap((g) => responsesOf(p, runId, g.answer)),
+          );
+          await finishAnswered(
+            tx.db,
+            group.map((g) => ({ id: g.answer.callId, end: g.answer.end })),
+          );
+        });
+        for (const g of group) g.resolve();
+      } catch (err) {
+        for (const g of group) g.reject(err);
+      }
+    }
+    running = false;
+  }
+
+  return {
+    keep: (answer: ArrivedAnswer) =>
+      new Promise<void>((resolve, reject) => {
+        queue.push({ answer, resolve, reject });
+        if (!running) {
+          running = true;
+          void pump();
+        }
+      }),
+  };
+}
+
+/** The stored rows of one answer: the whole answer under its request, and each item's part under its own. */
+function responsesOf(p: LoadedPipeline, runId: string, a: ArrivedAnswer) {
+  const stored = { skill: p.skill, traceId: a.traceId, runId, receivedAt: a.receivedAt };
+  // Each item's part too, in the same transaction: an item is fresh exactly when its batch is stored.
+  const parts = partsToStore(p, a.call, a.data).map((part) => ({ ...stored, ...part }));
+  return [{ ...stored, hash: a.call.hash, request: a.call.body, data: a.data }, ...parts];
+}
