@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { openWarehouse, type Warehouse } from "../connectors/warehouse/open.js";
+import { dropReaderRole } from "../connectors/warehouse/postgres/reader.js";
 import { ensureTable } from "../connectors/warehouse/tables.js";
 import { type LoadedPipeline, loadPipeline } from "../engine/define/pipeline-file.js";
 import type { PlannedCall } from "../engine/extract/planned-calls.js";
@@ -59,6 +60,7 @@ function scratch(pgUrl: string | undefined): Scratch {
       const c = new pg.Client({ connectionString: pgUrl });
       await c.connect();
       await c.query(`drop schema if exists "${schema}" cascade`);
+      await dropReaderRole(c, schema);
       await c.end();
     },
   };

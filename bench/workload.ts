@@ -6,6 +6,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { SkillClient } from "../connectors/skill-api/client.js";
 import { openWarehouse, type Warehouse } from "../connectors/warehouse/open.js";
+import { dropReaderRole } from "../connectors/warehouse/postgres/reader.js";
 import { DEMO_KEY } from "../emulator/index.js";
 import { loadPipeline } from "../engine/define/pipeline-file.js";
 import { type RunOptions, type RunSummary, runPipelines } from "../engine/run/runner.js";
@@ -29,6 +30,7 @@ export async function workspace(emulatorUrl: string, pgUrl?: string): Promise<Wo
       const c = new pg.Client({ connectionString: pgUrl });
       await c.connect();
       await c.query(`drop schema if exists "${schema}" cascade`);
+      await dropReaderRole(c, schema);
       // The workers' queue, when figure 5 made one (connectors/queue/work-queue.ts).
       await c.query(`drop schema if exists "${schema}_pgboss" cascade`);
       await c.end();

@@ -1,3 +1,4 @@
+import type { Command } from "commander";
 import { SkillClient } from "../connectors/skill-api/client.js";
 import { openWarehouse, type Warehouse } from "../connectors/warehouse/open.js";
 import { ValidationError } from "../core/errors.js";
@@ -13,13 +14,25 @@ export function dbOption(opts: { db?: string | undefined }): string | undefined 
 }
 
 /**
+ * `--read-db` on every command with a read path (SQL typed or in a pipeline file, table views,
+ * MCP): on Postgres they log in as this reader instead of the role `skillsync migrate` makes.
+ */
+export function withReadDb(cmd: Command): Command {
+  return cmd.option(
+    "--read-db <url>",
+    "Postgres: read paths log in as this reader login (default SKILLSYNC_READ_DATABASE_URL; docs/read-only.md)",
+  );
+}
+
+/**
  * Opens the warehouse for a command and always closes it. `existing`: the command only reads, so
- * a warehouse that is not there is an error (exit 2), never created.
+ * a warehouse that is not there is an error (exit 2), never created. `readOnly`: the command
+ * changes nothing, and a warehouse that is not there reads as an empty one (`plan`).
  */
 export async function withWarehouse<T>(
   url: string | undefined,
   fn: (w: Warehouse) => Promise<T>,
-  o: { existing?: boolean } = {},
+  o: { existing?: boolean; readOnly?: boolean; readUrl?: string | undefined } = {},
 ): Promise<T> {
   const w = await openWarehouse(url, o);
   try {

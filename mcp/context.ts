@@ -3,12 +3,16 @@ import type { LoadedPipeline } from "../engine/define/pipeline-file.js";
 import type { PriceTable } from "../engine/define/prices.js";
 import type { SkillCaller } from "../engine/run/runner.js";
 import type { ColumnType } from "../schema/table.js";
+import type { Ceiling } from "../store/budget.js";
 
 export interface McpOptions {
   warehouse: Warehouse;
   /** Sends the paid calls of `run`; `plan` only validates requests with it. */
   client: SkillCaller;
-  /** The server's ceiling: no run an agent starts may spend more credits than this. */
+  /**
+   * The server's total: all the runs agents start through this server together, for as long as it
+   * runs, spend at most this many credits (held in the warehouse under its own scope, `total`).
+   */
   maxCredits: number;
   /** The pipelines an agent may plan and run. */
   pipelines: LoadedPipeline[];
@@ -22,6 +26,8 @@ export interface McpOptions {
 /** What every tool reads: the options, with the pipelines by name and the column types they declare. */
 export interface ToolContext extends McpOptions {
   byName: Map<string, LoadedPipeline>;
+  /** `maxCredits` as a ceiling of every run: one scope per server (`mcp:<random id>`), so two servers on a warehouse each keep their own. */
+  total: Ceiling;
   columnTypes: Map<string, Record<string, ColumnType>>;
   /** Runs and queries take turns: see `oneAtATime`. */
   exclusive: <T>(fn: () => Promise<T>) => Promise<T>;

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { pipelineColumnTypes } from "../engine/publish/read-table.js";
 import { type McpOptions, oneAtATime, type ToolContext } from "./context.js";
@@ -13,6 +14,7 @@ const INSTRUCTIONS = [
   "skillsync loads a credit-billed API into a SQL warehouse.",
   "Read first: list_tables, describe_table and query are free.",
   "To get more data: list_pipelines, then plan (free) to see the credits, then run with a maxCredits ceiling.",
+  "All runs through this server share one credit total for its whole life; budget shows what is left.",
   "A run stopped at its ceiling keeps what it loaded and resumes when run again with the same params.",
 ].join(" ");
 
@@ -34,6 +36,11 @@ export function createMcpServer(o: McpOptions): SkillsyncMcp {
   const ctx: ToolContext = {
     ...o,
     byName: new Map(o.pipelines.map((p) => [p.name, p])),
+    total: {
+      scope: `mcp:${randomUUID()}`,
+      limit: o.maxCredits,
+      label: "total of this MCP server (--max-credits)",
+    },
     columnTypes: pipelineColumnTypes(o.pipelines),
     exclusive: oneAtATime(),
   };

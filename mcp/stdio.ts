@@ -1,6 +1,7 @@
 import { Writable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { McpOptions } from "./context.js";
+import { LineLimit } from "./line-limit.js";
 import { createMcpServer } from "./server.js";
 
 /**
@@ -43,10 +44,13 @@ export async function serveStdio(o: McpOptions, log: (line: string) => void): Pr
   const channel = claimStdout();
   const abort = new AbortController();
   const { server, settled } = createMcpServer({ ...o, signal: abort.signal });
-  const transport = new StdioServerTransport(process.stdin, channel);
+  // An over-long request line is answered with an error and dropped; the session goes on.
+  const lines = new LineLimit((answer) => channel.write(answer));
+  process.stdin.pipe(lines);
+  const transport = new StdioServerTransport(lines, channel);
   const done = untilDone(transport);
   await server.connect(transport);
-  log(`skillsync mcp: serving on stdio; at most ${o.maxCredits} credits per run`);
+  log(`skillsync mcp: serving on stdio; at most ${o.maxCredits} credits in all for the runs it starts`);
   const why = await done;
   log(`skillsync mcp: stopping (${why})`);
   abort.abort();

@@ -9,6 +9,7 @@ import { singleFlight } from "./006_single_flight.js";
 import { runQuality } from "./007_run_quality.js";
 import { itemReuse } from "./008_item_reuse.js";
 import { workerTables } from "./009_workers.js";
+import { readerLoginTable } from "./010_reader_login.js";
 
 /**
  * The numbered migrations, in order. Names never change once released; new ones are appended.
@@ -25,5 +26,6 @@ export function allMigrations(adapter: WarehouseAdapter): Record<string, Migrati
     "007_run_quality": runQuality(adapter),
     "008_item_reuse": itemReuse(adapter),
     "009_workers": workerTables(adapter),
+    "010_reader_login": readerLoginTable(adapter),
   };
 }

@@ -1,10 +1,12 @@
 import { z } from "zod";
 import type { Warehouse } from "../connectors/warehouse/open.js";
+import type { ReadMeasure } from "../connectors/warehouse/read-cap.js";
 import { fromZodIssues, ValidationError } from "../core/errors.js";
 import { paramLists, paramsRequestSchema, resolveParams } from "../engine/define/params.js";
 import type { LoadedPipeline } from "../engine/define/pipeline-file.js";
 import type { PriceTable } from "../engine/define/prices.js";
 import type { Prepare } from "../engine/extract/planned-calls.js";
+import { ANSWER_BOUNDS, truncationOf } from "../engine/publish/answer-bounds.js";
 import {
   countRows,
   readRows,
@@ -32,8 +34,6 @@ export interface RouteContext {
   columnTypes: Map<string, Record<string, ColumnType>>;
   /** Validates a request as the client would before sending it (the run's own check, done before queuing). */
   prepare: Prepare;
-  /** The table views' own connection, as a least-privilege role (docs/read-only.md); default `warehouse`. */
-  reader?: Warehouse | undefined;
   /** The price table runs reserve with (preflight prices with the same). */
   prices: PriceTable;
 }
@@ -110,7 +110,7 @@ export function listPipelines(ctx: RouteContext): Reply {
 }
 
 export async function listTablesRoute(ctx: RouteContext): Promise<Reply> {
-  const w = ctx.reader ?? ctx.warehouse;
+  const w = ctx.warehouse;
   const tables = [];
   for (const name of await userTables(w)) {
     const columns = await tableColumns(w, name, ctx.columnTypes.get(name));
@@ -121,7 +121,7 @@ export async function listTablesRoute(ctx: RouteContext): Promise<Reply> {
 
 /** GET /tables/:name: the name and the columns must be the warehouse's own; no SQL is built from the URL. */
 export async function readTable(ctx: RouteContext, name: string, query: URLSearchParams): Promise<Reply> {
-  const w = ctx.reader ?? ctx.warehouse;
+  const w = ctx.warehouse;
   const tables = await userTables(w);
   if (!tables.includes(name))
     return errorReply(404, "UNKNOWN_TABLE", `no table "${name.slice(0, 80)}" (see GET /tables)`);
@@ -142,14 +142,19 @@ export async function readTable(ctx: RouteContext, name: string, query: URLSearc
     ]);
   }
   const columns = asked?.length ? [...new Set(asked)] : info.map((c) => c.name);
+  let measure: ReadMeasure | undefined;
+  // A page stops at the answer's bounds (answer-bounds.ts): nextOffset goes on from its last row.
   const rows = await readRows(w, name, {
     columns,
     orderBy: await stableOrder(w, name, info),
     limit: page.limit,
     offset: page.offset,
+    ...ANSWER_BOUNDS,
+    onMeasure: (m) => (measure = m),
   });
   const total = await countRows(w, name);
   const next = page.offset + rows.length;
+  const cut = truncationOf(measure);
   return reply(200, {
     table: name,
     columns: columns.map((c) => ({ name: c, type: known.get(c)?.type ?? null })),
@@ -157,6 +162,9 @@ export async function readTable(ctx: RouteContext, name: string, query: URLSearc
     limit: page.limit,
     total,
     nextOffset: next < total ? next : null,
+    truncated: cut.truncatedBy === "bytes",
+    ...(cut.truncatedBy === "bytes" ? { truncatedBy: "bytes" } : {}),
+    ...(cut.cellsCut ? { cellsCut: cut.cellsCut } : {}),
     rows: rows.map((r) => Object.fromEntries(columns.map((c) => [c, typedValue(r[c], known.get(c)?.type)]))),
   });
 }

@@ -10,7 +10,16 @@ import { pipelineColumnTypes } from "../engine/publish/read-table.js";
 import { ensureBuiltinTables, type RunPipelines, type SkillCaller } from "../engine/run/runner.js";
 import { migrateToLatest } from "../store/migrate.js";
 import { RequestAuthenticator } from "./auth.js";
-import { BodyTooLarge, errorReply, type Reply, readBody, send } from "./http.js";
+import {
+  BodyTimedOut,
+  BodyTooLarge,
+  declaresTooLarge,
+  errorReply,
+  type Reply,
+  readBody,
+  send,
+  sendRefusal,
+} from "./http.js";
 import { RunQueue } from "./queue.js";
 import * as routes from "./routes.js";
 import { secretProblem } from "./secret-strength.js";
@@ -31,12 +40,16 @@ export interface ServerOptions {
   /** The pipelines a request may name (default: the built-in ones). */
   pipelines?: LoadedPipeline[] | undefined;
   sheets?: SheetsConnector | undefined;
-  /** The same warehouse as a read-only role, for GET /tables (docs/read-only.md); default `warehouse`. */
-  readWarehouse?: Warehouse | undefined;
   /** The price table runs reserve with, as `run` and `schedule` use it (default: the catalog's). */
   prices?: PriceTable | undefined;
   /** Largest request body in bytes (default 64 KB). */
   bodyLimit?: number | undefined;
+  /** How long a request's body may take to arrive once its headers have, ms (default 10 s): then 408. */
+  bodyTimeoutMs?: number | undefined;
+  /** How long a connection may take to send a request's headers, ms (default 10 s): then 408 and closed. */
+  headersTimeoutMs?: number | undefined;
+  /** How long a kept-alive connection may sit idle between requests, ms (default 5 s). */
+  idleTimeoutMs?: number | undefined;
   /** One line per request; default stderr. */
   log?: ((line: string) => void) | undefined;
   now?: (() => number) | undefined;
@@ -130,33 +143,45 @@ export async function startServer(o: ServerOptions): Promise<SkillsyncServer> {
     maxCredits: o.maxCredits,
     columnTypes: pipelineColumnTypes(pipelines),
     prepare: o.client.prepare.bind(o.client),
-    reader: o.readWarehouse,
     prices,
   };
   const auth = new RequestAuthenticator(secret, o.now);
   const log = o.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const bodyLimit = o.bodyLimit ?? 64 * 1024;
+  const bodyTimeoutMs = o.bodyTimeoutMs ?? 10_000;
+  const headersTimeoutMs = o.headersTimeoutMs ?? 10_000;
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** `expectsContinue`: the client waits for "100 Continue" before it sends the body. */
+  async function handle(req: IncomingMessage, res: ServerResponse, expectsContinue = false): Promise<void> {
     const started = performance.now();
     const method = req.method ?? "GET";
     const target = req.url ?? "/";
     const url = new URL(target, "http://server");
     let r: Reply;
     let close = false;
+    let refused = false;
     let note = "";
     try {
+      // Before anything else, so a body that cannot be taken is never waited for.
+      if (declaresTooLarge(req, bodyLimit)) throw new BodyTooLarge(bodyLimit);
       const pre = auth.precheck(req.headers);
       if ("reason" in pre) {
         r = errorReply(401, "UNAUTHORIZED", pre.reason);
+        // Told no "100 Continue", the client never sends the body it announced: the connection
+        // cannot carry another request.
+        close = expectsContinue;
       } else {
-        const body = await readBody(req, bodyLimit);
+        if (expectsContinue) res.writeContinue();
+        const body = await readBody(req, { limit: bodyLimit, timeoutMs: bodyTimeoutMs });
         const failed = auth.verify(method, target, body, pre.timestamp, pre.signature);
         r = failed ? errorReply(401, "UNAUTHORIZED", failed.reason) : await route(ctx, method, url, body);
       }
     } catch (err) {
       if (err instanceof BodyTooLarge) {
-        r = errorReply(413, "BODY_TOO_LARGE", `the body is larger than ${bodyLimit} bytes`);
+        r = errorReply(413, err.code, err.message);
+        refused = true;
+      } else if (err instanceof BodyTimedOut) {
+        r = errorReply(408, err.code, err.message);
         close = true;
       } else if (err instanceof ValidationError) {
         r = errorReply(400, "VALIDATION", err.message, err.issues);
@@ -165,14 +190,26 @@ export async function startServer(o: ServerOptions): Promise<SkillsyncServer> {
         note = ` error=${redact(err instanceof Error ? err.message : String(err)).slice(0, 200)}`;
       }
     }
-    send(res, r, close);
+    if (refused) sendRefusal(req, res, r, bodyTimeoutMs);
+    else send(res, r, close);
     const ms = Math.round(performance.now() - started);
     log(redact(`${new Date().toISOString()} ${method} ${url.pathname} ${r.status} ${ms}ms${note}`));
   }
 
-  const server: Server = createServer((req, res) => void handle(req, res));
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+  const server: Server = createServer(
+    {
+      headersTimeout: headersTimeoutMs,
+      // A backstop only: node's own bare 408 for a request still arriving when the body timeout
+      // has long passed (a refused body still draining, a body left unread after a 401).
+      requestTimeout: headersTimeoutMs + 2 * bodyTimeoutMs,
+      keepAliveTimeout: o.idleTimeoutMs ?? 5_000,
+      // Node checks the two timeouts above only this often (by default every 30 s).
+      connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(headersTimeoutMs / 4))),
+    },
+    (req, res) => void handle(req, res),
+  );
+  // Without this node sends "100 Continue" before the body's size has been checked.
+  server.on("checkContinue", (req, res) => void handle(req, res, true));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(o.port ?? 8787, o.host ?? "127.0.0.1", () => {

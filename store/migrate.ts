@@ -3,6 +3,7 @@ import { isBusy, isCatalogRace, isDeadlock } from "../connectors/warehouse/drive
 import type { Warehouse } from "../connectors/warehouse/open.js";
 import { SkillsyncError } from "../core/errors.js";
 import { allMigrations } from "../migrations/index.js";
+import { setUpReader } from "./reader-login.js";
 
 export interface MigrateOutcome {
   applied: string[];
@@ -46,7 +47,11 @@ export async function migrateToLatest(w: Warehouse): Promise<MigrateOutcome> {
       })
       .catch((err: unknown) => (err instanceof MigrationFailed ? err.result : { error: err, results: [] }));
     if (!error) {
-      return { applied: results.filter((r) => r.status === "Success").map((r) => r.migrationName), results };
+      const applied = results.filter((r) => r.status === "Success").map((r) => r.migrationName);
+      // A new (or newly upgraded) warehouse gets its reader role at once where the owner may make
+      // one, so read paths — a `plan` that changes nothing included — find it there.
+      if (applied.length && w.adapter.loginRoles) await setUpReader(w).catch(() => undefined);
+      return { applied, results };
     }
     if (attempt < 5 && isRetryable(error)) {
       await new Promise((r) => setTimeout(r, 50 * (attempt + 1)));

@@ -4,7 +4,7 @@ import { redact } from "../../core/redact.js";
 import { loadPrices } from "../../engine/define/prices.js";
 import { ensureBuiltinTables } from "../../engine/run/runner.js";
 import { migrateToLatest } from "../../store/migrate.js";
-import { dbOption, makeClient, numberFlag } from "../context.js";
+import { dbOption, makeClient, numberFlag, withReadDb } from "../context.js";
 import { servedPipelines } from "./serve.js";
 
 interface McpFlags {
@@ -14,6 +14,7 @@ interface McpFlags {
   prices?: string;
   pipelines?: string;
   baseUrl?: string;
+  readDb?: string;
 }
 
 // stdout is the MCP channel: this command writes its own lines to stderr only.
@@ -30,7 +31,7 @@ export async function mcpCommand(flags: McpFlags): Promise<void> {
   const pipelines = servedPipelines(flags.pipelines);
   const client = makeClient(flags.baseUrl);
   try {
-    const warehouse = await openWarehouse(dbOption(flags));
+    const warehouse = await openWarehouse(dbOption(flags), { readUrl: flags.readDb });
     try {
       await migrateToLatest(warehouse);
       await ensureBuiltinTables(warehouse);
@@ -45,15 +46,12 @@ export async function mcpCommand(flags: McpFlags): Promise<void> {
 }
 
 export function registerMcpCommand(program: Command): void {
-  program
-    .command("mcp")
-    .description(
-      "serve MCP on stdio: AI agents query the warehouse and run pipelines within a credit ceiling",
-    )
+  withReadDb(program.command("mcp"))
+    .description("serve MCP on stdio: AI agents query the warehouse and run pipelines within a credit total")
     .option("--db <url>", "warehouse (default DATABASE_URL or ./skillsync.db)")
     .requiredOption(
       "--max-credits <n>",
-      "credit ceiling of any one run an agent starts (0: agents only read)",
+      "the most credits all the runs agents start through this server may spend together, for as long as it runs (0: agents only read)",
     )
     .option("--concurrency <n>", "calls in flight within one run", "4")
     .option("--prices <file>", "YAML price table: slug: credits-per-call, or slug: { perItem: n }")

@@ -13,6 +13,7 @@ import {
   numberFlag,
   paramsFromFlags,
   pricesOption,
+  withReadDb,
   withWarehouse,
 } from "../context.js";
 import { printJson, printLine, printTable } from "../output.js";
@@ -29,10 +30,11 @@ interface RunFlags extends WorkersFlags {
   baseUrl?: string;
   strict?: boolean;
   refresh?: boolean;
+  readDb?: string;
 }
 
 function withRunOptions(cmd: Command): Command {
-  return cmd
+  return withReadDb(cmd)
     .argument("<pipelines...>", "pipeline files, or names of built-in pipelines (skillsync pipelines)")
     .option(
       "--db <url>",
@@ -97,26 +99,30 @@ async function runCommand(refs: string[], flags: RunFlags): Promise<void> {
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   try {
-    const summary = await withWarehouse(dbOption(flags), async (warehouse) => {
-      const pool = await openWorkers(workers);
-      const options = {
-        warehouse,
-        client,
-        pipelines,
-        params,
-        maxCredits,
-        concurrency,
-        prices,
-        reporter,
-        signal: abort.signal,
-        sheet: sheets.reader,
-        strict: flags.strict,
-        refresh: flags.refresh,
-      };
-      const s = await (pool ? pool.run(options).finally(() => pool.queue.close()) : runPipelines(options));
-      sheetLines = await sheets.pushOutputs(warehouse, pipelines, s, params);
-      return s;
-    });
+    const summary = await withWarehouse(
+      dbOption(flags),
+      async (warehouse) => {
+        const pool = await openWorkers(workers);
+        const options = {
+          warehouse,
+          client,
+          pipelines,
+          params,
+          maxCredits,
+          concurrency,
+          prices,
+          reporter,
+          signal: abort.signal,
+          sheet: sheets.reader,
+          strict: flags.strict,
+          refresh: flags.refresh,
+        };
+        const s = await (pool ? pool.run(options).finally(() => pool.queue.close()) : runPipelines(options));
+        sheetLines = await sheets.pushOutputs(warehouse, pipelines, s, params);
+        return s;
+      },
+      { readUrl: flags.readDb },
+    );
     reporter.stop();
     if (flags.json) printJson(summary);
     else {
@@ -150,16 +156,19 @@ async function planCommand(refs: string[], flags: RunFlags): Promise<void> {
   });
   try {
     const sheets = await sheetsForRun();
-    const plan = await withWarehouse(dbOption(flags), (warehouse) =>
-      planPipelines({
-        warehouse,
-        pipelines,
-        params,
-        prices,
-        prepare: client.prepare.bind(client),
-        sheet: sheets.reader,
-        refresh: flags.refresh,
-      }),
+    const plan = await withWarehouse(
+      dbOption(flags),
+      (warehouse) =>
+        planPipelines({
+          warehouse,
+          pipelines,
+          params,
+          prices,
+          prepare: client.prepare.bind(client),
+          sheet: sheets.reader,
+          refresh: flags.refresh,
+        }),
+      { readOnly: true, readUrl: flags.readDb },
     );
     if (flags.json) return printJson(plan);
     printTable(

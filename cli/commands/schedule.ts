@@ -6,7 +6,15 @@ import { startScheduler } from "../../scheduler/scheduler.js";
 import { formatInZone, nextTimes } from "../../scheduler/times.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { readStates, resumeSchedule, type ScheduleState } from "../../store/schedule-state.js";
-import { dbOption, makeClient, numberFlag, pricesOption, UsageError, withWarehouse } from "../context.js";
+import {
+  dbOption,
+  makeClient,
+  numberFlag,
+  pricesOption,
+  UsageError,
+  withReadDb,
+  withWarehouse,
+} from "../context.js";
 import { firstSignal, logLine } from "../daemon.js";
 import { printJson, printLine } from "../output.js";
 import { openWorkers, type WorkersFlags, withWorkersOptions, workersFlags } from "../workers-option.js";
@@ -19,6 +27,7 @@ interface ScheduleFlags extends WorkersFlags {
   baseUrl?: string;
   prices?: string;
   next: string;
+  readDb?: string;
 }
 
 function describe(sp: ScheduledPipeline, state: ScheduleState | undefined, count: number) {
@@ -70,7 +79,7 @@ async function runScheduler(schedules: ScheduledPipeline[], flags: ScheduleFlags
   const workers = workersFlags(flags, dbOption(flags));
   const client = makeClient(flags.baseUrl);
   const signals = firstSignal();
-  const w = await openWarehouse(dbOption(flags));
+  const w = await openWarehouse(dbOption(flags), { readUrl: flags.readDb });
   let pool: Awaited<ReturnType<typeof openWorkers>>;
   try {
     pool = await openWorkers(workers);
@@ -117,8 +126,7 @@ async function runScheduler(schedules: ScheduledPipeline[], flags: ScheduleFlags
 }
 
 export function registerScheduleCommand(program: Command): void {
-  const schedule = program
-    .command("schedule")
+  const schedule = withReadDb(program.command("schedule"))
     .description("run pipelines on their schedule: blocks (a long-running process), or list/resume them")
     .argument(
       "[pipelines...]",

@@ -9,7 +9,7 @@ import {
   listBuiltinPipelines,
   loadPipeline,
 } from "../../engine/define/pipeline-file.js";
-import { dbOption, makeClient, numberFlag, pricesOption } from "../context.js";
+import { dbOption, makeClient, numberFlag, pricesOption, withReadDb } from "../context.js";
 import { printLine } from "../output.js";
 import { openWorkers, type WorkersFlags, withWorkersOptions, workersFlags } from "../workers-option.js";
 
@@ -66,15 +66,7 @@ export async function serveCommand(flags: ServeFlags): Promise<void> {
   const workers = workersFlags(flags, dbOption(flags));
   const client = makeClient(flags.baseUrl);
   const sheets = await SheetsConnector.fromEnv();
-  const warehouse = await openWarehouse(dbOption(flags));
-  // GET /tables through a least-privilege role when one is given (docs/read-only.md).
-  const readUrl = flags.readDb ?? (process.env["SKILLSYNC_READ_DATABASE_URL"]?.trim() || undefined);
-  const reader = readUrl
-    ? await openWarehouse(readUrl).catch(async (err) => {
-        await warehouse.close();
-        throw err;
-      })
-    : undefined;
+  const warehouse = await openWarehouse(dbOption(flags), { readUrl: flags.readDb });
   const pool = await openWorkers(workers);
   try {
     const server = await startServer({
@@ -89,12 +81,10 @@ export async function serveCommand(flags: ServeFlags): Promise<void> {
       pipelines,
       sheets,
       prices,
-      readWarehouse: reader,
       run: pool?.run,
     });
     printLine(`skillsync server listening on ${server.url}`);
     printLine(`  warehouse: ${warehouse.description}`);
-    if (reader) printLine(`  table views read as: ${reader.description}`);
     if (pool)
       printLine(`  runs: their calls are queued for skillsync worker processes (${pool.queue.schema})`);
     printLine(
@@ -122,7 +112,6 @@ export async function serveCommand(flags: ServeFlags): Promise<void> {
     await server.close();
   } finally {
     await pool?.queue.close();
-    await reader?.close();
     await warehouse.close();
     await client.close();
   }
@@ -141,12 +130,8 @@ export function registerServeCommand(program: Command): void {
     .option("--pipelines <dir>", "serve the pipeline files of this folder besides the built-in ones")
     .option("--base-url <url>", "Skill API base URL (default SKILL_API_BASE_URL)")
     .option(
-      "--read-db <url>",
-      "GET /tables through this URL, a read-only role (default SKILLSYNC_READ_DATABASE_URL; docs/read-only.md)",
-    )
-    .option(
       "--prices <file>",
       "YAML price table: slug: credits-per-call, or slug: { perItem: n } (default SKILLSYNC_PRICES)",
     );
-  withWorkersOptions(cmd).action(serveCommand);
+  withWorkersOptions(withReadDb(cmd)).action(serveCommand);
 }

@@ -4,7 +4,7 @@ import type { PushMode } from "../../connectors/sheets/push.js";
 import { listBuiltinPipelines, loadPipeline } from "../../engine/define/pipeline-file.js";
 import { pipelineColumnTypes } from "../../engine/publish/read-table.js";
 import { pushFromWarehouse } from "../../engine/publish/sheets-push.js";
-import { dbOption, UsageError, withWarehouse } from "../context.js";
+import { dbOption, UsageError, withReadDb, withWarehouse } from "../context.js";
 import { printJson, printLine } from "../output.js";
 
 interface PushFlags {
@@ -14,6 +14,7 @@ interface PushFlags {
   tab: string;
   mode: string;
   db?: string;
+  readDb?: string;
   json?: boolean;
 }
 
@@ -25,12 +26,16 @@ export async function sheetsPushCommand(flags: PushFlags): Promise<void> {
   }
   const sheets = await SheetsConnector.requireFromEnv();
   const target = { spreadsheet: flags.spreadsheet, tab: flags.tab, mode: flags.mode as PushMode };
-  const result = await withWarehouse(dbOption(flags), (w) => {
-    if (flags.sql) return pushFromWarehouse(sheets, w, { sql: flags.sql }, target);
-    // Built-in pipelines tell which SQLite integers are booleans and which text is JSON.
-    const types = pipelineColumnTypes(listBuiltinPipelines().map((f) => loadPipeline(f))).get(flags.table!);
-    return pushFromWarehouse(sheets, w, { table: flags.table!, types }, target);
-  });
+  const result = await withWarehouse(
+    dbOption(flags),
+    (w) => {
+      if (flags.sql) return pushFromWarehouse(sheets, w, { sql: flags.sql }, target);
+      // Built-in pipelines tell which SQLite integers are booleans and which text is JSON.
+      const types = pipelineColumnTypes(listBuiltinPipelines().map((f) => loadPipeline(f))).get(flags.table!);
+      return pushFromWarehouse(sheets, w, { table: flags.table!, types }, target);
+    },
+    { readUrl: flags.readDb },
+  );
   if (flags.json) return printJson(result);
   printLine(
     `pushed ${result.rows} row(s) × ${result.columns} column(s) to "${result.tab}" (${result.mode}${result.tabCreated ? ", tab created" : ""}) in ${result.valueRequests} request(s)`,
@@ -56,8 +61,7 @@ export function registerSheetsCommand(program: Command): void {
   const sheets = program
     .command("sheets")
     .description("Google Sheets: push tables to tabs, read ranges (needs GOOGLE_APPLICATION_CREDENTIALS)");
-  sheets
-    .command("push")
+  withReadDb(sheets.command("push"))
     .description("push a warehouse table, or the rows of a query, to a tab")
     .option("--table <name>", "a table or view of the warehouse")
     .option("--sql <query>", "a query of your own (its rows and columns are pushed)")

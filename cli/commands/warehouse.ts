@@ -6,7 +6,8 @@ import { ValidationError } from "../../core/errors.js";
 import { readOnlyQuery } from "../../engine/publish/query.js";
 import { ensureBuiltinTables } from "../../engine/run/runner.js";
 import { migrateToLatest } from "../../store/migrate.js";
-import { dbOption, withWarehouse } from "../context.js";
+import { type ReaderSetup, setUpReader } from "../../store/reader-login.js";
+import { dbOption, withReadDb, withWarehouse } from "../context.js";
 import { printCsv, printJson, printLine, printTable } from "../output.js";
 
 interface DbFlags {
@@ -35,6 +36,16 @@ export async function tableCounts(w: Warehouse): Promise<{ table: string; rows: 
   return out;
 }
 
+/** What `migrate` says of the reader role that read paths log in as on Postgres (docs/read-only.md). */
+function readerLine(r: ReaderSetup): string {
+  if ("refused" in r) {
+    return `note: no reader role could be made (${r.refused}); read paths need one: run migrate as a role with CREATEROLE, or give --read-db (docs/read-only.md)`;
+  }
+  const line = `read paths (sql, input sql:, table views, MCP) log in as role ${r.role}${r.created ? " (created)" : ""}`;
+  if (r.walWriters === "revoked") return line;
+  return `${line}\nnote: any role may still call pg_logical_emit_message, which writes to the WAL outside a transaction; only a superuser can revoke it (docs/read-only.md)`;
+}
+
 /** Read-only commands open only a warehouse that exists. */
 const READS = { existing: true };
 
@@ -50,6 +61,7 @@ export function registerWarehouseCommands(program: Command): void {
         const r = await migrateToLatest(w);
         await ensureBuiltinTables(w);
         printLine(r.applied.length ? `applied: ${r.applied.join(", ")}` : "already up to date");
+        if (w.adapter.loginRoles) printLine(readerLine(await setUpReader(w)));
       }),
     );
 
@@ -72,27 +84,30 @@ export function registerWarehouseCommands(program: Command): void {
       ),
     );
 
-  program
-    .command("sql")
+  withReadDb(program.command("sql"))
     .description("run a read-only SQL query and print the result")
     .argument("<query>", "one SQL statement")
     .option("--db <url>", "warehouse URL")
     .option("--json", "print JSON (as --format json)")
     .addOption(new Option("--format <format>", "how to print the rows").choices(["table", "csv", "json"]))
     .option("--timeout <seconds>", "time limit for the statement (default 30, or SKILLSYNC_SQL_TIMEOUT_MS)")
-    .action((query: string, flags: DbFlags & { format?: "table" | "csv" | "json"; timeout?: string }) =>
-      withWarehouse(
-        dbOption(flags),
-        async (w) => {
-          const timeoutMs = flags.timeout === undefined ? undefined : timeoutSeconds(flags.timeout);
-          const { rows } = await readOnlyQuery(w, query, { timeoutMs });
-          const format = flags.format ?? (flags.json ? "json" : "table");
-          if (format === "json") printJson(rows);
-          else if (format === "csv") printCsv(rows);
-          else if (rows.length) printTable(rows);
-          else printLine("(no rows)");
-        },
-        READS,
-      ),
+    .action(
+      (
+        query: string,
+        flags: DbFlags & { format?: "table" | "csv" | "json"; timeout?: string; readDb?: string },
+      ) =>
+        withWarehouse(
+          dbOption(flags),
+          async (w) => {
+            const timeoutMs = flags.timeout === undefined ? undefined : timeoutSeconds(flags.timeout);
+            const { rows } = await readOnlyQuery(w, query, { timeoutMs });
+            const format = flags.format ?? (flags.json ? "json" : "table");
+            if (format === "json") printJson(rows);
+            else if (format === "csv") printCsv(rows);
+            else if (rows.length) printTable(rows);
+            else printLine("(no rows)");
+          },
+          { ...READS, readUrl: flags.readDb },
+        ),
     );
 }

@@ -101,8 +101,11 @@ export interface WarehouseAdapter {
    * keeps views built on it working where the database allows.
    */
   ensureView(db: Kysely<AnyDB>, name: string, body: string, mark: string): Promise<void>;
-  /** Runs `fn` so that nothing it runs can change the warehouse. */
-  readOnly<T>(db: Kysely<AnyDB>, fn: (db: Kysely<AnyDB>) => Promise<T>): Promise<T>;
+  /**
+   * Whether the database has login roles (Postgres): read paths then log in as a reader role
+   * (postgres/reader.ts), whose password the warehouse keeps in a table only its owner reads.
+   */
+  readonly loginRoles: boolean;
 }
 
 /** A JSON column's value: text in SQLite, already parsed by pg in Postgres. */

@@ -8,6 +8,7 @@ import type { WarehouseTx } from "./bulk.js";
 
 export type { AnyDB } from "./adapter.js";
 export type { WarehouseTx } from "./bulk.js";
+export { pgTypes } from "./postgres/types.js";
 
 import { ConfigurationError } from "../../core/errors.js";
 import {
@@ -19,9 +20,12 @@ import {
 } from "./driver-errors.js";
 import { postgresAdapter } from "./postgres/adapter.js";
 import { WarehousePostgresDialect } from "./postgres/introspector.js";
+import { type ReaderSlot, readerSlot } from "./postgres/reader.js";
 import { pgTransaction } from "./postgres/transaction.js";
+import { pgTypes } from "./postgres/types.js";
 import { sqliteAdapter } from "./sqlite/adapter.js";
 import { prepared, sqliteBulkWriter } from "./sqlite/bulk.js";
+import { closeSqliteReaders } from "./sqlite/read-only.js";
 import { describeWarehouse, parseWarehouseUrl, type WarehouseTarget } from "./url.js";
 
 /** The driver under Kysely, for the bulk paths and the benchmark's raw reference. */
@@ -41,24 +45,14 @@ export interface Warehouse {
   readonly target: WarehouseTarget;
   /** Printable description, password masked. */
   readonly description: string;
+  /**
+   * Postgres: the login the read paths use (`readOnly`), opened on first use — never the owner's
+   * session unless that login can only read (postgres/reader.ts). Undefined on SQLite, whose
+   * reads open the file read-only instead.
+   */
+  readonly reader: ReaderSlot | undefined;
   close(): Promise<void>;
 }
-
-const PG_INT8 = 20;
-const PG_NUMERIC = 1700;
-const PG_DATE = 1082;
-const PG_TIMESTAMPTZ = 1184;
-const PG_TIMESTAMP = 1114;
-
-// Numbers as numbers, dates as ISO text: the same values come back from SQLite and Postgres.
-export const pgTypes = {
-  getTypeParser(oid: number, format?: "text" | "binary") {
-    if (oid === PG_INT8 || oid === PG_NUMERIC) return (v: string) => Number(v);
-    if (oid === PG_DATE) return (v: string) => v;
-    if (oid === PG_TIMESTAMPTZ || oid === PG_TIMESTAMP) return (v: string) => new Date(v).toISOString();
-    return pg.types.getTypeParser(oid, format ?? "text");
-  },
-};
 
 /**
  * Kysely's SQLite driver prepares every statement it runs; the ledger's few statements run once
@@ -120,36 +114,30 @@ function useWal(database: SQLite.Database): void {
  * await w.db.selectFrom("skillsync_runs").selectAll().execute();
  * await w.close();
  */
-export async function openWarehouse(url?: string, o: { existing?: boolean } = {}): Promise<Warehouse> {
+export async function openWarehouse(
+  url?: string,
+  o: {
+    existing?: boolean;
+    /** A reader login for the read paths (`--read-db`; default SKILLSYNC_READ_DATABASE_URL). */
+    readUrl?: string | undefined;
+    /**
+     * Open to read, changing nothing (`plan`): no SQLite file, folder or WAL switch, no Postgres
+     * schema; every session refuses writes. A warehouse that is not there reads as an empty one.
+     */
+    readOnly?: boolean;
+  } = {},
+): Promise<Warehouse> {
   const target = parseWarehouseUrl(url);
   if (o.existing) await mustExist(target);
+  if (target.kind === "sqlite" && o.readOnly) return openSqliteToRead(target);
   if (target.kind === "sqlite") {
     if (target.path !== ":memory:") mkdirSync(dirname(target.path), { recursive: true });
-    const database = new SQLite(target.path, { timeout: BUSY_TIMEOUT_MS });
-    try {
-      setWarehousePragmas(database);
-    } catch (err) {
-      database.close();
-      if (!isNotADatabase(err)) throw err;
-      throw new ConfigurationError(
-        `${target.path} is not a SQLite database; --db (or DATABASE_URL) takes a warehouse: a SQLite file, sqlite:PATH or postgres://…`,
-      );
-    }
-    const db = new Kysely<AnyDB>({ dialect: new SqliteDialect({ database: reusingStatements(database) }) });
-    registerAdapter(db, sqliteAdapter);
-    const bulk = sqliteBulkWriter(database);
-    return {
-      db,
-      adapter: sqliteAdapter,
-      raw: { kind: "sqlite", database },
-      // One connection: statements run directly on it from inside Kysely's transaction are part of it.
-      transaction: (fn) => db.transaction().execute((trx) => fn({ db: trx, bulk })),
-      target,
-      description: describeWarehouse(target),
-      close: () => db.destroy(),
-    };
+    const database = sqliteConnection(target, target.path, {}, setWarehousePragmas);
+    // Every statement prepared once per connection (reusingStatements).
+    const dialect = new SqliteDialect({ database: reusingStatements(database) });
+    return sqliteWarehouse(database, dialect, target, describeWarehouse(target));
   }
-  if (target.schema && !o.existing) {
+  if (target.schema && !o.existing && !o.readOnly) {
     const admin = new pg.Client({ connectionString: target.connectionString });
     await admin.connect().catch(async (err: unknown) => {
       await admin.end().catch(() => {});
@@ -169,8 +157,15 @@ export async function openWarehouse(url?: string, o: { existing?: boolean } = {}
     connectionString: target.connectionString,
     max: 10,
     types: pgTypes,
-    ...(target.schema ? { options: `-c search_path="${target.schema}"` } : {}),
+    // A schema that is not there (read-only) leaves search_path naming nothing: no table is found.
+    ...sessionOptions([
+      ...(target.schema ? [`search_path="${target.schema}"`] : []),
+      ...(o.readOnly ? ["default_transaction_read_only=on"] : []),
+    ]),
   });
+  // An idle connection ended from outside (an administrator, a restart) is dropped and replaced by
+  // the pool; unheard, the event would end the process.
+  pool.on("error", () => {});
   const db = new Kysely<AnyDB>({ dialect: new WarehousePostgresDialect({ pool }) });
   await sql`select 1`.execute(db).catch(async (err: unknown) => {
     await db.destroy();
@@ -178,6 +173,8 @@ export async function openWarehouse(url?: string, o: { existing?: boolean } = {}
   });
   const adapter = postgresAdapter(target.schema);
   registerAdapter(db, adapter);
+  const readUrl = o.readUrl ?? (process.env["SKILLSYNC_READ_DATABASE_URL"]?.trim() || undefined);
+  const reader = readerSlot(target, pool, readUrl);
   return {
     db,
     adapter,
@@ -185,7 +182,91 @@ export async function openWarehouse(url?: string, o: { existing?: boolean } = {}
     transaction: (fn) => pgTransaction(pool, adapter, fn),
     target,
     description: describeWarehouse(target),
-    close: () => db.destroy(),
+    reader,
+    close: async () => {
+      await reader.close();
+      await db.destroy();
+    },
+  };
+}
+
+/** Postgres settings every session of the pool starts with (`-c name=value`). */
+function sessionOptions(settings: string[]): { options?: string } {
+  return settings.length ? { options: settings.map((x) => `-c ${x}`).join(" ") } : {};
+}
+
+/**
+ * A SQLite warehouse opened to read (`plan`): neither created nor switched to WAL, and its
+ * connection refuses writes (query_only). Reading a WAL database makes -wal and -shm files, and
+ * only a connection that may write removes them as it closes last: so the connection is a writable
+ * one, held to reads, unless a -wal file is there already (another process has the file open, or
+ * crashed with it open), whose WAL a read-only connection leaves to that process to fold into the
+ * file. A file that is not there reads as an empty warehouse: an in-memory database stands in.
+ */
+function openSqliteToRead(target: Extract<WarehouseTarget, { kind: "sqlite" }>): Warehouse {
+  const there = target.path === ":memory:" || existsSync(target.path);
+  const path = there ? target.path : ":memory:";
+  const onFile = path === ":memory:" ? {} : { fileMustExist: true, readonly: existsSync(`${path}-wal`) };
+  const database = sqliteConnection(target, path, onFile, (d) => {
+    d.pragma("query_only = 1");
+    // Reads the header: a file that is not a database fails here rather than at the first read.
+    d.pragma("schema_version");
+  });
+  const description = `${describeWarehouse(target)}${there ? "" : " (not there yet)"}`;
+  // Reads of the stand-in run on its own connection: no other process could open it.
+  return sqliteWarehouse(database, new SqliteDialect({ database }), { kind: "sqlite", path }, description, {
+    // The reader processes of the file first, so that this connection is the last to close.
+    before: path === ":memory:" ? undefined : () => closeSqliteReaders(path),
+  });
+}
+
+/**
+ * A SQLite connection to `path`, set up by `setUp`; closed again, and a ConfigurationError naming
+ * --db, when the file is not a SQLite database (a CSV given as --db, say).
+ */
+function sqliteConnection(
+  target: Extract<WarehouseTarget, { kind: "sqlite" }>,
+  path: string,
+  options: SQLite.Options,
+  setUp: (database: SQLite.Database) => void,
+): SQLite.Database {
+  const database = new SQLite(path, { timeout: BUSY_TIMEOUT_MS, ...options });
+  try {
+    setUp(database);
+  } catch (err) {
+    database.close();
+    if (!isNotADatabase(err)) throw err;
+    throw new ConfigurationError(
+      `${target.path} is not a SQLite database; --db (or DATABASE_URL) takes a warehouse: a SQLite file, sqlite:PATH or postgres://…`,
+    );
+  }
+  return database;
+}
+
+/** The warehouse over one SQLite connection. */
+function sqliteWarehouse(
+  database: SQLite.Database,
+  dialect: SqliteDialect,
+  target: Extract<WarehouseTarget, { kind: "sqlite" }>,
+  description: string,
+  o: { before?: (() => Promise<void>) | undefined } = {},
+): Warehouse {
+  const db = new Kysely<AnyDB>({ dialect });
+  registerAdapter(db, sqliteAdapter);
+  const bulk = sqliteBulkWriter(database);
+  return {
+    db,
+    adapter: sqliteAdapter,
+    raw: { kind: "sqlite", database },
+    // One connection: statements run directly on it from inside Kysely's transaction are part of it.
+    transaction: (fn) => db.transaction().execute((trx) => fn({ db: trx, bulk })),
+    target,
+    description,
+    reader: undefined,
+    async close() {
+      await o.before?.();
+      await db.destroy();
+    },
   };
 }
 

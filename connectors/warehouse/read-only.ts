@@ -1,6 +1,8 @@
 import { ValidationError } from "../../core/errors.js";
 import type { Warehouse } from "./open.js";
 import { postgresReadOnly } from "./postgres/read-only.js";
+import type { ReaderLogin } from "./postgres/reader.js";
+import type { ReadMeasure } from "./read-cap.js";
 import { ReadTimeoutError } from "./read-timeout.js";
 import { sqliteReadOnly } from "./sqlite/read-only.js";
 
@@ -39,6 +41,20 @@ export interface ReadOnlyOptions {
    * credits, but 9007199254740993 would arrive as 9007199254740992 (Sheets pushes ask for this).
    */
   exactIntegers?: boolean;
+  /**
+   * Bound the answer in bytes (connectors/warehouse/read-cap.ts): stop reading before the row that
+   * would take the rows past `maxBytes` as JSON (the first row always comes), and cut each cell
+   * longer than `maxCellBytes`, marked. Rows stream in (a Postgres cursor, the SQLite reader
+   * iterating), so a hostile statement is never held whole. `onMeasure` hears what was cut.
+   */
+  maxBytes?: number | undefined;
+  maxCellBytes?: number | undefined;
+  onMeasure?: ((m: ReadMeasure) => void) | undefined;
+  /**
+   * Postgres: the login to read as when `--read-db` named none (store/reader-login.ts resolves
+   * it); the statement never runs in the owner's session unless that login can only read.
+   */
+  login?: (() => Promise<ReaderLogin>) | undefined;
 }
 
 export const DEFAULT_READ_TIMEOUT_MS = 30_000;
@@ -251,8 +267,11 @@ export async function readOnly(
     cutAt: o.cutAt,
     source,
     exactIntegers: o.exactIntegers === true,
+    maxBytes: o.maxBytes,
+    maxCellBytes: o.maxCellBytes,
+    onMeasure: o.onMeasure,
   };
-  if (w.raw.kind === "postgres") return postgresReadOnly(w.raw.pool, checked.text, opts);
+  if (w.raw.kind === "postgres") return postgresReadOnly(await w.reader!.pool(o.login), checked.text, opts);
   return sqliteReadOnly(
     w.raw.database,
     w.target.kind === "sqlite" ? w.target.path : ":memory:",

@@ -1,4 +1,5 @@
 import { ExitCode, SkillsyncError } from "../../core/errors.js";
+import type { ReadMeasure } from "./read-cap.js";
 
 /** A read-only statement took longer than its time limit and was stopped. */
 export class ReadTimeoutError extends SkillsyncError {
@@ -23,4 +24,9 @@ export interface DialectReadOptions {
   source: string;
   /** Integers past 2^53 as BigInt instead of a rounded number (SQLite: every integer). */
   exactIntegers: boolean;
+  /** The answer's bound in bytes (its rows as JSON) and each cell's: see read-cap.ts. */
+  maxBytes: number | undefined;
+  maxCellBytes: number | undefined;
+  /** Told, once the read is done, what a bounded read did (when maxBytes or maxCellBytes is set). */
+  onMeasure: ((m: ReadMeasure) => void) | undefined;
 }

@@ -4,11 +4,11 @@ import { parse as parseCsv } from "csv-parse/sync";
 import { sql } from "kysely";
 import type { SheetReader } from "../../connectors/sheets/connector.js";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
-import { readOnly } from "../../connectors/warehouse/read-only.js";
 import { ValidationError } from "../../core/errors.js";
 import { durationMs, type InputSource } from "../../schema/pipeline.js";
 import type { ParamValues } from "./params.js";
 import type { LoadedPipeline } from "./pipeline-file.js";
+import { readWarehouse } from "./warehouse-reads.js";
 
 export type { SheetReader };
 
@@ -18,6 +18,12 @@ export interface InputContext {
   warehouse: Warehouse;
   params: ParamValues;
   sheet?: SheetReader | undefined;
+  /**
+   * Tables a run would make before reading its inputs that the warehouse does not have yet (only
+   * `plan` passes them, as it makes none): a query naming one reads nothing, as it would read
+   * the empty table the run makes.
+   */
+  notYetMade?: readonly string[] | undefined;
 }
 
 function clean(values: unknown[]): string[] {
@@ -157,10 +163,11 @@ async function fromSource(p: LoadedPipeline, source: InputSource, ctx: InputCont
   if (values !== undefined) return values;
   if (!("sql" in source) && !("sheet" in source)) return [];
   if ("sql" in source) {
+    if (ctx.notYetMade?.some((t) => new RegExp(`\\b${t}\\b`, "i").test(source.sql))) return [];
     // The one read-only path: a pipeline's input query can read, never write (nor in `plan`).
     const q = bindSql(source.sql, { fresh_since: freshSince(p), ...ctx.params }).compile(ctx.warehouse.db);
     try {
-      const rows = await readOnly(ctx.warehouse, q.sql, {
+      const rows = await readWarehouse(ctx.warehouse, q.sql, {
         params: q.parameters,
         source: `pipeline file ${p.file} input.from.sql`,
       });

@@ -1,5 +1,7 @@
 import type { Warehouse } from "../../connectors/warehouse/open.js";
+import type { ReadMeasure } from "../../connectors/warehouse/read-cap.js";
 import type { ColumnType } from "../../schema/table.js";
+import { ANSWER_BOUNDS, truncationNotes, truncationOf } from "./answer-bounds.js";
 import {
   countRows,
   readRows,
@@ -16,8 +18,13 @@ export interface TableDescription {
   /** The columns of the table's unique key (empty for views and tables without one). */
   key: string[];
   rows: number;
-  /** The first row in key order, typed; null for an empty table or when not asked for. */
+  /**
+   * The first row in key order, typed; null for an empty table or when not asked for. Read within
+   * the answer bounds (answer-bounds.ts): a cell longer than CELL_MAX_BYTES is cut and marked.
+   */
   example: Record<string, unknown> | null;
+  /** Says which cells of the example were cut, when any were. */
+  exampleNote?: string;
 }
 
 /**
@@ -36,14 +43,26 @@ export async function describeTable(
   const info = await tableColumns(w, table, o.hints);
   const columns = info.map((c) => ({ name: c.name, type: c.type ?? null }));
   let example: Record<string, unknown> | null = null;
+  let notes: string[] = [];
   if (o.example) {
     const names = info.map((c) => c.name);
+    let measure: ReadMeasure | undefined;
     const [row] = await readRows(w, table, {
       columns: names,
       orderBy: await stableOrder(w, table, info),
       limit: 1,
+      ...ANSWER_BOUNDS,
+      onMeasure: (m) => (measure = m),
     });
     example = row ? Object.fromEntries(info.map((c) => [c.name, typedValue(row[c.name], c.type)])) : null;
+    notes = truncationNotes(truncationOf(measure), undefined, "");
   }
-  return { table, columns, key: await uniqueKey(w, table), rows: await countRows(w, table), example };
+  return {
+    table,
+    columns,
+    key: await uniqueKey(w, table),
+    rows: await countRows(w, table),
+    example,
+    ...(notes.length ? { exampleNote: notes.join("; ") } : {}),
+  };
 }

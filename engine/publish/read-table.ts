@@ -1,8 +1,9 @@
 import type { Warehouse } from "../../connectors/warehouse/open.js";
-import { readOnly } from "../../connectors/warehouse/read-only.js";
+import type { ReadMeasure } from "../../connectors/warehouse/read-cap.js";
 import { listTables } from "../../connectors/warehouse/tables.js";
 import type { ColumnType } from "../../schema/table.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
+import { readWarehouse } from "../define/warehouse-reads.js";
 import { compileMapping } from "../normalize/mapping.js";
 
 export interface ColumnInfo {
@@ -71,6 +72,10 @@ export interface ReadOptions {
   orderBy?: string[] | undefined;
   /** Integers past 2^53 as BigInt (Sheets pushes send them as text with every digit). */
   exactIntegers?: boolean | undefined;
+  /** Bounds in bytes (answer-bounds.ts: the server's pages, MCP's example row); `onMeasure` hears what was cut. */
+  maxBytes?: number | undefined;
+  maxCellBytes?: number | undefined;
+  onMeasure?: ((m: ReadMeasure) => void) | undefined;
 }
 
 /**
@@ -85,10 +90,13 @@ export async function readRows(
 ): Promise<Record<string, unknown>[]> {
   // Through the one read-only path: a view can be any SELECT (an endless one included).
   const c = readQuery(w, table, o).compile();
-  return readOnly(w, c.sql, {
+  return readWarehouse(w, c.sql, {
     params: c.parameters,
     source: `table ${table}`,
     exactIntegers: o.exactIntegers === true,
+    maxBytes: o.maxBytes,
+    maxCellBytes: o.maxCellBytes,
+    onMeasure: o.onMeasure,
   });
 }
 
@@ -105,7 +113,7 @@ export async function countRows(w: Warehouse, table: string, runId?: string): Pr
   let q = w.db.selectFrom(table).select((eb) => eb.fn.countAll().as("n"));
   if (runId !== undefined) q = q.where("run_id", "=", runId);
   const c = q.compile();
-  const [r] = await readOnly(w, c.sql, { params: c.parameters, source: `table ${table}` });
+  const [r] = await readWarehouse(w, c.sql, { params: c.parameters, source: `table ${table}` });
   return Number(r?.["n"] ?? 0);
 }
 

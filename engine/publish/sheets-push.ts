@@ -2,7 +2,6 @@ import { notConfiguredError } from "../../connectors/sheets/auth.js";
 import { SheetsConnector } from "../../connectors/sheets/connector.js";
 import type { PushResult, PushTarget } from "../../connectors/sheets/push.js";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
-import { readOnly } from "../../connectors/warehouse/read-only.js";
 import { listTables } from "../../connectors/warehouse/tables.js";
 import { ValidationError } from "../../core/errors.js";
 import type { ColumnType } from "../../schema/table.js";
@@ -10,6 +9,7 @@ import type { SheetReader } from "../define/inputs.js";
 import type { ParamValue } from "../define/params.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import { renderRequest } from "../define/template.js";
+import { readWarehouse } from "../define/warehouse-reads.js";
 import { countRows, pipelineColumnTypes, readRows, stableOrder, tableColumns } from "./read-table.js";
 
 export type PushSource =
@@ -34,7 +34,7 @@ export async function pushFromWarehouse(
 ): Promise<PushResult> {
   if ("sql" in source) {
     // Integers read exactly: past 2^53 they travel as text with every digit.
-    const rows = await readOnly(w, source.sql, { source: "--sql", exactIntegers: true });
+    const rows = await readWarehouse(w, source.sql, { source: "--sql", exactIntegers: true });
     const columns = Object.keys(rows[0] ?? {});
     if (columns.length === 0) {
       throw new ValidationError("--sql", [

@@ -1,4 +1,6 @@
+import { isMissingTable } from "../../connectors/warehouse/driver-errors.js";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
+import { listTables } from "../../connectors/warehouse/tables.js";
 import { freshHashes } from "../../store/ledger.js";
 import { resolveInput, type SheetReader } from "../define/inputs.js";
 import type { ParamValue } from "../define/params.js";
@@ -7,8 +9,7 @@ import { loadPrices, type PriceTable } from "../define/prices.js";
 import { type CallFactory, callFactory, type Prepare, splitBatchValues } from "../extract/planned-calls.js";
 import { partitionFresh } from "./item-reuse.js";
 import { type ChainBound, chainBound, rowsAtMost, upstreamOf } from "./plan-chain.js";
-import type { Compiled } from "./prepare.js";
-import { preparePipelines } from "./runner.js";
+import { type Compiled, compilePipelines, tablesMadeBy } from "./prepare.js";
 
 export interface PipelinePlan {
   pipeline: string;
@@ -42,10 +43,13 @@ export interface PipelinePlan {
 }
 
 /**
- * What a run would do, with nothing sent: the calls per pipeline, which are already stored, and
- * the credits. SQL inputs read the warehouse as it is now, so a chained pipeline's plan reflects
- * what earlier pipelines have loaded so far, and a pipeline fed by earlier ones of the same run is
- * bounded by what they can bring (or said to be unknown), never planned as 0 calls.
+ * What a run would do, with nothing sent and nothing written: the calls per pipeline, which are
+ * already stored, and the credits. SQL inputs read the warehouse as it is now, so a chained
+ * pipeline's plan reflects what earlier pipelines have loaded so far, and a pipeline fed by earlier
+ * ones of the same run is bounded by what they can bring (or said to be unknown), never planned
+ * as 0 calls. The warehouse is neither migrated nor given tables: one no run has made yet (or
+ * parts of one) is planned as the empty warehouse a run would start from — nothing stored, and an
+ * input query naming a table the run would make reads nothing.
  */
 export async function planPipelines(o: {
   warehouse: Warehouse;
@@ -63,19 +67,27 @@ export async function planPipelines(o: {
   /** Pipelines whose bound is unknown before the pipelines feeding them have run. */
   unbounded: string[];
 }> {
-  const compiled = await preparePipelines(o.warehouse, o.pipelines, o.params ?? {});
-  if (o.refresh) for (const c of compiled) c.freshnessMs = 0;
+  const compiled = compilePipelines(o.pipelines, o.params ?? {});
+  const have = new Set(await listTables(o.warehouse));
+  const notYetMade = tablesMadeBy(o.pipelines).filter((t) => !have.has(t));
+  // Nothing is fresh in a store that is not there: as --refresh, but without asking it.
+  if (o.refresh || !(await hasStore(o.warehouse))) for (const c of compiled) c.freshnessMs = 0;
   const prices = o.prices ?? loadPrices();
   const out: PipelinePlan[] = [];
   for (const c of compiled) {
     const p = c.pipeline;
-    const values = await resolveInput(p, { warehouse: o.warehouse, params: c.params, sheet: o.sheet });
+    const values = await resolveInput(p, {
+      warehouse: o.warehouse,
+      params: c.params,
+      sheet: o.sheet,
+      notYetMade,
+    });
     const factory = callFactory(p, c.params, prices, o.prepare);
     const items = await itemsToPay(o.warehouse, c, factory, values, o.refresh === true);
     const calls = factory.all(items ? items.toPay : values);
     // Which calls the store answers: one query per 500 calls, no stored body read.
     const stored = new Set<string>();
-    for (let i = 0; i < calls.length; i += 500) {
+    for (let i = 0; i < calls.length && c.freshnessMs > 0; i += 500) {
       const hashes = calls.slice(i, i + 500).map((x) => x.hash);
       for (const h of await freshHashes(o.warehouse.db, hashes, c.freshnessMs)) stored.add(h);
     }
@@ -121,6 +133,17 @@ export async function planPipelines(o: {
     creditsAtMost: out.reduce((s, x) => s + x.creditsAtMost, 0),
     unbounded: out.filter((x) => x.dependsOn && x.dependsOn.creditsAtMost === null).map((x) => x.pipeline),
   };
+}
+
+/** Whether the warehouse has a store of answers (a run has migrated it): `plan` does not make one. */
+async function hasStore(w: Warehouse): Promise<boolean> {
+  try {
+    await freshHashes(w.db, ["(plan)"], 0);
+    return true;
+  } catch (err) {
+    if (isMissingTable(err)) return false;
+    throw err;
+  }
 }
 
 /** The identifiers a batched pipeline split per item would still pay for (undefined when it does not split). */

@@ -39,26 +39,49 @@ function paramsFor(pipelines: LoadedPipeline[], given: Record<string, ParamValue
   );
 }
 
-/** Creates every table the pipelines write (and the toolkit's own), so plans and SQL inputs can read them. */
+/** The pipelines with their params resolved and mappings compiled; the warehouse is not touched. */
+export function compilePipelines(
+  pipelines: LoadedPipeline[],
+  given: Record<string, ParamValue[]>,
+  check?: (params: ParamValues[]) => void,
+): Compiled[] {
+  const params = paramsFor(pipelines, given);
+  check?.(params);
+  return pipelines.map((pipeline, i) => ({
+    pipeline,
+    params: params[i]!,
+    mapping: compileMapping(pipeline.records),
+    freshnessMs: durationMs(pipeline.freshness),
+  }));
+}
+
+/** Creates every table the pipelines write (and the toolkit's own), so runs and SQL inputs can read them. */
 export async function preparePipelines(
   w: Warehouse,
   pipelines: LoadedPipeline[],
   given: Record<string, ParamValue[]>,
   check?: (params: ParamValues[]) => void,
 ): Promise<Compiled[]> {
-  const params = paramsFor(pipelines, given);
-  check?.(params);
+  const compiled = compilePipelines(pipelines, given, check);
   await migrateToLatest(w);
-  const compiled = pipelines.map((pipeline, i) => ({
-    pipeline,
-    params: params[i]!,
-    mapping: compileMapping(pipeline.records),
-    freshnessMs: durationMs(pipeline.freshness),
-  }));
   await ensureBuiltinTables(w);
   for (const c of compiled) await ensurePipelineTables(w, c.pipeline, c.mapping);
   for (const c of compiled) await ensureViews(w, c.pipeline);
   return compiled;
+}
+
+/**
+ * The tables and views a run of these pipelines makes before its first call (`preparePipelines`):
+ * theirs and the built-in pipelines'.
+ */
+export function tablesMadeBy(pipelines: LoadedPipeline[]): string[] {
+  const names = new Set<string>();
+  for (const p of [...builtinPipelines(), ...pipelines]) {
+    const mapping = compileMapping(p.records);
+    for (const t of [mapping.table, ...mapping.children]) names.add(t.name);
+    for (const v of p.views) names.add(v.name);
+  }
+  return [...names];
 }
 
 async function ensurePipelineTables(

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
 import { requestHash } from "../../core/hash.js";
+import type { Ceiling } from "../../store/budget.js";
 import type { RunCounters, RunStatus, Trigger } from "../../store/runs.js";
 import type { SheetReader } from "../define/inputs.js";
 import type { ParamValue } from "../define/params.js";
@@ -25,6 +26,12 @@ export interface RunOptions {
   /** `--param` values by name; each pipeline takes the ones it declares. */
   params?: Record<string, ParamValue[]>;
   maxCredits?: number | undefined;
+  /**
+   * More ceilings every paid call of the run is reserved against, besides `maxCredits`, the
+   * pipelines' own and the warehouse's budgets: an MCP server's total over all the runs it starts.
+   * Calls made here only: not with a `runStage` that hands them to workers.
+   */
+  ceilings?: Ceiling[] | undefined;
   concurrency?: number | undefined;
   prices?: PriceTable | undefined;
   trigger?: Trigger;
@@ -80,6 +87,7 @@ function runKey(pipelines: LoadedPipeline[], params: Record<string, ParamValue[]
  *   params: { keyword: ["usb hub"] }, maxCredits: 50, concurrency: 8 });
  */
 export async function runPipelines(o: RunOptions): Promise<RunSummary> {
+  if (o.ceilings?.length && o.runStage) throw new Error("runPipelines: extra ceilings do not reach workers");
   const given = o.params ?? {};
   const prices = o.prices ?? loadPrices();
   const compiled = await preparePipelines(o.warehouse, o.pipelines, given, (params) =>
@@ -106,6 +114,7 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
       onStart: o.onStart,
     },
     async (s) => {
+      if (o.ceilings) s.ceilings = [...s.ceilings, ...o.ceilings];
       for (const c of compiled) {
         if (s.state.stop) break;
         await (o.runStage ?? runPipeline)(s, env, c);

@@ -9,6 +9,7 @@ import { pipelineView } from "../../engine/publish/views.js";
 import { planPipelines } from "../../engine/run/plan.js";
 import type { ToolContext } from "../context.js";
 import { answer } from "../reply.js";
+import { serverCredits } from "./status.js";
 
 /** The pipeline an agent named, or a refusal that lists the ones it may name. */
 export function pipelineNamed(ctx: ToolContext, name: string): LoadedPipeline {
@@ -45,13 +46,14 @@ export function registerPipelineTools(server: McpServer, ctx: ToolContext): void
     {
       title: "List pipelines",
       description:
-        "Free: sends nothing. The pipelines this server may run: their params, the tables they load and the estimated credits per API call.",
+        "Free: sends nothing. The pipelines this server may run: their params, the tables they load and the estimated credits per API call; and the server's credit total and what is left of it.",
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     () =>
       answer(async () => ({
         pipelines: ctx.pipelines.map((p) => pipelineEntry(ctx, p)),
         serverMaxCredits: ctx.maxCredits,
+        serverCreditsLeft: (await serverCredits(ctx)).remaining,
       })),
   );
 
@@ -74,7 +76,12 @@ export function registerPipelineTools(server: McpServer, ctx: ToolContext): void
           prices: ctx.prices,
           prepare: ctx.client.prepare.bind(ctx.client),
         });
-        return { ...plan, serverMaxCredits: ctx.maxCredits, note: "nothing was sent" };
+        return {
+          ...plan,
+          serverMaxCredits: ctx.maxCredits,
+          serverCreditsLeft: (await serverCredits(ctx)).remaining,
+          note: "nothing was sent",
+        };
       }),
   );
 }

@@ -6,19 +6,36 @@ import { paramLists } from "../../engine/define/params.js";
 import { countRows } from "../../engine/publish/read-table.js";
 import { type RunReporter, type RunSummary, runPipelines } from "../../engine/run/runner.js";
 import { budgetStatus } from "../../store/budget-status.js";
+import type { CeilingStatus } from "../../store/ceiling-status.js";
 import type { ToolContext } from "../context.js";
 import { answer } from "../reply.js";
 import { pipelineInput, pipelineNamed } from "./pipelines.js";
+import { serverCredits } from "./status.js";
 
-/** The ceiling a run gets: the agent's own, refused when it asks for more than the server allows. */
-export function runCeiling(asked: number, server: number): number {
-  if (asked > server) {
-    throw new ValidationError("run", [
-      {
-        path: ["maxCredits"],
-        message: `${asked} is above this server's ceiling of ${server} credits; ask for ${server} or less (plan shows what a run needs)`,
-      },
-    ]);
+// Sums of prices like 0.1 must not refuse a run that fits exactly.
+const EPSILON = 1e-9;
+
+/**
+ * The ceiling a run gets: the agent's own, refused when it asks for more than the server's total
+ * (`--max-credits`, shared by every run the server starts) has left.
+ */
+export function runCeiling(asked: number, total: CeilingStatus): number {
+  const refuse = (message: string): never => {
+    throw new ValidationError("run", [{ path: ["maxCredits"], message }]);
+  };
+  const { limit, remaining } = total;
+  if (limit === null || remaining === null) return asked;
+  const what = `--max-credits is the total of all the runs this server starts, for as long as it runs`;
+  if (limit <= 0) refuse("this server only reads (--max-credits 0): it runs no pipelines");
+  if (remaining <= EPSILON) {
+    refuse(
+      `this server has spent all ${limit} credits it may (${what}); it can only read now. A person can start it again with a new --max-credits`,
+    );
+  }
+  if (asked > remaining + EPSILON) {
+    refuse(
+      `${asked} is more than this server has left: ${remaining} of its ${limit} credits (${what}); ask for ${remaining} or less (plan shows what a run needs)`,
+    );
   }
   return asked;
 }
@@ -64,30 +81,35 @@ async function runTool(
   notify: Notify | undefined,
 ) {
   const pipeline = pipelineNamed(ctx, args.pipeline);
-  const ceiling = runCeiling(args.maxCredits, ctx.maxCredits);
-  const summary = await ctx.exclusive(() =>
-    runPipelines({
+  const { summary, ceiling } = await ctx.exclusive(async () => {
+    // Runs take turns, so what is left now is what this run may have. The server's total is also
+    // a ceiling of the run's every call, held in the warehouse: it holds whatever happens here.
+    const ceiling = runCeiling(args.maxCredits, await serverCredits(ctx));
+    const summary = await runPipelines({
       warehouse: ctx.warehouse,
       client: ctx.client,
       pipelines: [pipeline],
       params: paramLists(args.params),
       maxCredits: ceiling,
+      ceilings: [ctx.total],
       concurrency: ctx.concurrency,
       prices: ctx.prices,
       trigger: "mcp",
       reporter: progressReporter(notify),
       signal: ctx.signal ? AbortSignal.any([ctx.signal, signal]) : signal,
-    }),
-  );
+    });
+    return { summary, ceiling };
+  });
   const tables = [];
   for (const name of summary.tables) tables.push({ name, rows: await countRows(ctx.warehouse, name) });
   const budgets = await budgetStatus(ctx.warehouse);
+  const server = await serverCredits(ctx);
   return {
     runId: summary.runId,
     resumed: summary.resumed,
     status: summary.status,
     exitState: exitState(summary, ceiling),
-    credits: { spent: summary.counters.creditsSpent, ceiling },
+    credits: { spent: summary.counters.creditsSpent, ceiling, serverLeft: server.remaining },
     calls: {
       planned: summary.counters.callsPlanned,
       done: summary.counters.callsDone,
@@ -124,13 +146,15 @@ export function registerRunTool(server: McpServer, ctx: ToolContext): void {
     "run",
     {
       title: "Run a pipeline",
-      description: `Costs credits: calls the paid API and loads the pipeline's tables, spending at most maxCredits (required; this server allows at most ${ctx.maxCredits} per run) and never past the warehouse's daily and monthly budgets. Answers stored earlier cost 0. Call plan first to see the credits a run needs. Returns the run's status (succeeded, or stopped at the ceiling: resumable), credits spent, calls, rows loaded per table and warnings.`,
+      description: `Costs credits: calls the paid API and loads the pipeline's tables, spending at most maxCredits (required) and never past what this server has left of its total of ${ctx.maxCredits} credits (shared by all the runs started through it, for as long as it runs; budget shows what is left) or the warehouse's daily and monthly budgets. Answers stored earlier cost 0. Call plan first to see the credits a run needs. Returns the run's status (succeeded, or stopped at the ceiling: resumable), credits spent and what the server has left, calls, rows loaded per table and warnings.`,
       inputSchema: {
         ...pipelineInput,
         maxCredits: z
           .number()
           .positive()
-          .describe(`the most credits this run may spend (at most ${ctx.maxCredits})`),
+          .describe(
+            `the most credits this run may spend: at most what this server has left of its ${ctx.maxCredits} (budget shows it)`,
+          ),
       },
       annotations: {
         readOnlyHint: false,

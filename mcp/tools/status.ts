@@ -3,6 +3,7 @@ import { z } from "zod";
 import { ValidationError } from "../../core/errors.js";
 import { recentWarehouseRuns, warehouseRunView } from "../../engine/publish/views.js";
 import { budgetStatus } from "../../store/budget-status.js";
+import { type CeilingStatus, ceilingStatus } from "../../store/ceiling-status.js";
 import type { ToolContext } from "../context.js";
 import { answer } from "../reply.js";
 
@@ -15,6 +16,11 @@ async function runs(ctx: ToolContext, runId: string | undefined, limit: number) 
   ]);
 }
 
+/** What this server's total (`--max-credits`) has left: every run it started counts. */
+export async function serverCredits(ctx: ToolContext): Promise<CeilingStatus> {
+  return ceilingStatus(ctx.warehouse, ctx.total);
+}
+
 async function budget(ctx: ToolContext) {
   const periods = (await budgetStatus(ctx.warehouse)).map(({ period, scope, limit, spent, remaining }) => ({
     period,
@@ -24,9 +30,12 @@ async function budget(ctx: ToolContext) {
     remaining,
   }));
   return {
-    maxCreditsPerRun: ctx.maxCredits,
+    server: {
+      ...(await serverCredits(ctx)),
+      note: "this server's total (--max-credits): all the runs started through it together, for as long as it runs",
+    },
     budgets: periods,
-    note: "a run spends at most the least of its maxCredits, maxCreditsPerRun and the budgets' remaining credits (null: no budget set)",
+    note: "a run spends at most the least of its maxCredits, the server's remaining credits and the budgets' remaining credits (null: no budget set)",
   };
 }
 
@@ -52,7 +61,7 @@ export function registerStatusTools(server: McpServer, ctx: ToolContext): void {
     {
       title: "Credit budget",
       description:
-        "Free: sends nothing. This server's ceiling per run and the warehouse's daily and monthly credit budgets: limit, spent, remaining.",
+        "Free: sends nothing. What this server's credit total (shared by all the runs started through it) has left, and the warehouse's daily and monthly credit budgets: limit, spent, remaining.",
       annotations: readOnly,
     },
     () => answer(() => budget(ctx)),

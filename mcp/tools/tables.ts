@@ -1,12 +1,17 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { ValidationError } from "../../core/errors.js";
+import {
+  ANSWER_BOUNDS,
+  ANSWER_MAX_BYTES,
+  CELL_MAX_BYTES,
+  truncationNotes,
+} from "../../engine/publish/answer-bounds.js";
 import { describeTable, type TableDescription } from "../../engine/publish/describe-table.js";
 import { readOnlyQuery } from "../../engine/publish/query.js";
 import { countRows, tableColumns, userTables } from "../../engine/publish/read-table.js";
 import type { ToolContext } from "../context.js";
 import { answer } from "../reply.js";
-import { checkReadOnlySql } from "../sql-guard.js";
 
 export const MAX_QUERY_ROWS = 1000;
 const DEFAULT_QUERY_ROWS = 100;
@@ -34,18 +39,44 @@ async function listTables(ctx: ToolContext) {
   return { tables };
 }
 
+/**
+ * A refusal of the one read-only path (connectors/warehouse/read-only.ts: its first check, or the
+ * database) with what an agent can do about it.
+ */
+function readOnlyRefusal(ctx: ToolContext, err: unknown): never {
+  if (!(err instanceof ValidationError)) throw err;
+  const dialect = ctx.warehouse.adapter.dialect === "sqlite" ? "SQLite" : "Postgres";
+  throw new ValidationError(
+    err.source,
+    [
+      ...err.issues,
+      {
+        path: [],
+        message: `this tool only reads: send one SELECT, WITH, VALUES or EXPLAIN statement in ${dialect}'s SQL (list_tables and describe_table give the names); data comes in through plan and run`,
+      },
+    ],
+    { cause: err },
+  );
+}
+
 async function query(ctx: ToolContext, text: string, maxRows: number) {
-  checkReadOnlySql(text);
-  const r = await ctx.exclusive(() => readOnlyQuery(ctx.warehouse, text, { maxRows }));
+  // Through the one read-only path: its first check refuses what cannot be a single read.
+  const r = await ctx
+    .exclusive(() => readOnlyQuery(ctx.warehouse, text, { maxRows, ...ANSWER_BOUNDS }))
+    .catch((err: unknown) => readOnlyRefusal(ctx, err));
+  const t = r.truncation ?? { truncatedBy: undefined, cellsCut: 0 };
+  const notes = truncationNotes(
+    t,
+    maxRows,
+    `add a LIMIT, aggregate, or ask for up to ${MAX_QUERY_ROWS} with maxRows`,
+  );
   return {
     rows: r.rows,
     rowCount: r.rows.length,
     truncated: r.truncated,
-    ...(r.truncated
-      ? {
-          note: `cut at ${maxRows} rows: add a LIMIT, aggregate, or ask for up to ${MAX_QUERY_ROWS} with maxRows`,
-        }
-      : {}),
+    ...(r.truncated ? { truncatedBy: t.truncatedBy } : {}),
+    ...(t.cellsCut ? { cellsCut: t.cellsCut } : {}),
+    ...(notes.length ? { note: notes.join("; ") } : {}),
   };
 }
 
@@ -65,7 +96,7 @@ export function registerTableTools(server: McpServer, ctx: ToolContext): void {
     "describe_table",
     {
       title: "Describe a table",
-      description: `${FREE} One table's columns with types, its key, its row count and an example row.`,
+      description: `${FREE} One table's columns with types, its key, its row count and an example row (a cell longer than ${CELL_MAX_BYTES} bytes cut and marked).`,
       inputSchema: { table: z.string().min(1).max(200).describe("a name from list_tables") },
       annotations: readOnly,
     },
@@ -76,7 +107,7 @@ export function registerTableTools(server: McpServer, ctx: ToolContext): void {
     "query",
     {
       title: "Query the warehouse",
-      description: `${FREE} Runs one read-only SQL statement (SELECT, WITH, VALUES or EXPLAIN) and returns at most maxRows rows (default ${DEFAULT_QUERY_ROWS}, at most ${MAX_QUERY_ROWS}), with a note when the result was cut. Writes are refused. The SQL dialect is the warehouse's (SQLite or Postgres).`,
+      description: `${FREE} Runs one read-only SQL statement (SELECT, WITH, VALUES or EXPLAIN) and returns at most maxRows rows (default ${DEFAULT_QUERY_ROWS}, at most ${MAX_QUERY_ROWS}) and at most ${ANSWER_MAX_BYTES} bytes of rows as JSON; a cell longer than ${CELL_MAX_BYTES} bytes is cut and ends with "…[cut: first K of N bytes]". A cut answer says truncated: true, truncatedBy (rows or bytes) and a note. Writes are refused. The SQL dialect is the warehouse's (SQLite or Postgres).`,
       inputSchema: {
         sql: z.string().min(1).max(100_000).describe("one SELECT, WITH, VALUES or EXPLAIN statement"),
         maxRows: z.number().int().min(1).max(MAX_QUERY_ROWS).default(DEFAULT_QUERY_ROWS),

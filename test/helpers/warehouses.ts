@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterEach, onTestFailed } from "vitest";
+import { dropReaderRole } from "../../connectors/warehouse/postgres/reader.js";
 
 /** The real Postgres server of the machine (CI sets it); without it Postgres tests are skipped, visibly. */
 export const PG_URL = process.env["SKILLSYNC_TEST_POSTGRES_URL"];
@@ -58,6 +59,7 @@ export function freshWarehouseUrl(kind: WarehouseKind): string {
       // The queue of workers' tests lives beside it (connectors/queue/work-queue.ts).
       await c.query(`drop schema if exists "${schema}" cascade`);
       await c.query(`drop schema if exists "${schema}_pgboss" cascade`);
+      await dropReaderRole(c, schema);
     } finally {
       await c.end();
     }

@@ -16,6 +16,8 @@ export interface McpSession {
   stderr(): string;
   /** Every tool answer's text so far (for the secret scan). */
   transcript(): string;
+  /** The server process's id (to read its memory from /proc). */
+  pid: number;
   close(): Promise<void>;
 }
 
@@ -56,6 +58,7 @@ export async function startMcp(args: string[], env: Record<string, string>): Pro
     },
     stderr: () => err,
     transcript: () => transcript,
+    pid: transport.pid!,
     close: () => client.close(),
   };
 }

@@ -100,6 +100,11 @@ for (const kind of WAREHOUSE_KINDS) {
           const refused = await mcp.call("query", { sql });
           expect(refused.isError, sql).toBe(true);
           expect(refused.json.error.code).toBe("VALIDATION");
+          // The shared first check says why, and the tool says what to do instead.
+          expect(refused.json.error.message, sql).toMatch(/must be a read|exactly one statement/);
+          expect(refused.json.error.message, sql).toMatch(
+            /this tool only reads: send one SELECT.*plan and run/,
+          );
         }
         const after = await mcp.call("query", {
           sql: "select count(*) as n from marketplace_search_results",
@@ -112,13 +117,14 @@ for (const kind of WAREHOUSE_KINDS) {
           maxCredits: 11,
         });
         expect(above.isError).toBe(true);
-        expect(above.json.error.message).toMatch(/above this server's ceiling of 10 credits/);
+        // --max-credits is the server's total: 3 of its 10 are spent.
+        expect(above.json.error.message).toMatch(/11 is more than this server has left: 7 of its 10 credits/);
         expect(emulator.ledger().totalCredits).toBe(3);
 
         const resumed = await mcp.call("run", {
           pipeline: "marketplace-search",
           params: { keyword: KEYWORDS },
-          maxCredits: 10,
+          maxCredits: 7,
         });
         expect(resumed.json).toMatchObject({ status: "succeeded", resumed: true, runId: run.json.runId });
         expect(emulator.ledger().totalCredits).toBe(5);
@@ -131,7 +137,7 @@ for (const kind of WAREHOUSE_KINDS) {
         });
         const budget = await mcp.call("budget");
         expect(budget.json).toMatchObject({
-          maxCreditsPerRun: 10,
+          server: { limit: 10, spent: 5, remaining: 5 },
           budgets: [{ period: "daily", spent: 5 }, {}],
         });
 

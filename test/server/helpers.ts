@@ -1,3 +1,4 @@
+import { connect, type Socket } from "node:net";
 import { afterEach } from "vitest";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
 import type { EmulatorOptions } from "../../emulator/index.js";
@@ -94,4 +95,70 @@ export async function waitForRun(t: TestServer, id: string, timeoutMs = 20_000):
     if (Date.now() > until) throw new Error(`run ${id} still ${r.json.status}`);
     await new Promise((res) => setTimeout(res, 25));
   }
+}
+
+/** A raw connection to the server (node:net): what it sent back, and when, measured from the connect. */
+export interface RawConnection {
+  socket: Socket;
+  /** Everything received so far, as latin1 text. */
+  received(): string;
+  /** Ms from the connect until `pattern` was in what was received (within `deadlineMs`, or throws). */
+  answered(pattern: RegExp, deadlineMs?: number): Promise<number>;
+  /** Ms from the connect until the server closed the connection (within `deadlineMs`, or throws). */
+  closed(deadlineMs?: number): Promise<number>;
+  /** The socket error seen, if any (ECONNRESET, EPIPE…). */
+  error(): string | undefined;
+}
+
+/** Opens a raw connection to `port` on loopback, resolved once connected. */
+export function rawConnection(port: number): Promise<RawConnection> {
+  const socket = connect(port, "127.0.0.1");
+  open.push(async () => void socket.destroy());
+  const start = performance.now();
+  let text = "";
+  let error: string | undefined;
+  const seen: (() => void)[] = [];
+  socket.on("data", (d) => {
+    text += d.toString("latin1");
+    for (const check of seen) check();
+  });
+  socket.on("error", (e) => {
+    error = (e as NodeJS.ErrnoException).code ?? e.message;
+  });
+  const closedAt = new Promise<number>((resolve) =>
+    socket.on("close", () => resolve(performance.now() - start)),
+  );
+  const within = <T>(p: Promise<T>, ms: number, what: string) =>
+    new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`no ${what} within ${ms} ms; got ${JSON.stringify(text)}`)),
+        ms,
+      );
+      void p.then((v) => {
+        clearTimeout(timer);
+        resolve(v);
+      });
+    });
+  const conn: RawConnection = {
+    socket,
+    received: () => text,
+    error: () => error,
+    answered: (pattern, deadlineMs = 10_000) =>
+      within(
+        new Promise<number>((resolve) => {
+          const check = () => {
+            if (pattern.test(text)) resolve(performance.now() - start);
+          };
+          seen.push(check);
+          check();
+        }),
+        deadlineMs,
+        `answer matching ${pattern}`,
+      ),
+    closed: (deadlineMs = 10_000) => within(closedAt, deadlineMs, "close"),
+  };
+  return new Promise((resolve, reject) => {
+    socket.once("connect", () => resolve(conn));
+    socket.once("error", reject);
+  });
 }

@@ -3,7 +3,8 @@ import { sql } from "kysely";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
-import { readOnly } from "../../connectors/warehouse/read-only.js";
+import { ConfigurationError } from "../../core/errors.js";
+import { readWarehouse } from "../../engine/define/warehouse-reads.js";
 import { freshWarehouseUrl, PG_URL, unavailable } from "../helpers/warehouses.js";
 import { startTestServer } from "./helpers.js";
 
@@ -32,7 +33,6 @@ afterEach(async () => {
 describe.skipIf(unavailable("postgres"))("a least-privilege role for reading", () => {
   it("serves GET /tables through it, and the role itself refuses what the check does", async () => {
     const url = freshWarehouseUrl("postgres");
-    // The user's tables live in `url`'s schema; the server under test writes runs to its own.
     const owner = await openWarehouse(url);
     cleanups.push(() => owner.close());
     const { migrateToLatest } = await import("../../store/migrate.js");
@@ -60,7 +60,10 @@ describe.skipIf(unavailable("postgres"))("a least-privilege role for reading", (
     const reader: Warehouse = await openWarehouse(readerUrl.toString());
     cleanups.push(() => reader.close());
 
-    const served = await startTestServer("postgres", { readWarehouse: reader });
+    // `serve --read-db`: the server writes as the owner, and reads as the role the docs make.
+    const viaReader = await openWarehouse(url, { readUrl: readerUrl.toString() });
+    cleanups.push(() => viaReader.close());
+    const served = await startTestServer("postgres", { warehouse: viaReader });
     const page = await served.call("GET", "/tables/user_rows?limit=2");
     expect(page.status, page.text).toBe(200);
     expect(page.json.rows).toEqual([{ x: 1 }, { x: 2 }]);
@@ -85,6 +88,20 @@ describe.skipIf(unavailable("postgres"))("a least-privilege role for reading", (
       )
     ).rows[0];
     expect(settings).toEqual({ ro: "on", st: "30s" });
-    expect(await readOnly(reader, "select count(*) as n from user_rows")).toEqual([{ n: 3 }]);
+    // Connected as the reader itself (`--db` its URL), reads need no other login.
+    expect(await readWarehouse(reader, "select count(*) as n from user_rows")).toEqual([{ n: 3 }]);
+    // With --read-db, every read path of the owner's warehouse logs in as it.
+    expect(await readWarehouse(viaReader, "select current_user as u")).toEqual([{ u: role }]);
+  });
+
+  it("refuses a --read-db login that can do more than read (a superuser), saying what to do", async () => {
+    const url = freshWarehouseUrl("postgres");
+    const w = await openWarehouse(url, { readUrl: url });
+    cleanups.push(() => w.close());
+    const { migrateToLatest } = await import("../../store/migrate.js");
+    await migrateToLatest(w);
+    const refused = readWarehouse(w, "select 1 as x");
+    await expect(refused).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(refused).rejects.toThrow(/--read-db .* which is a superuser.*only read/);
   });
 });

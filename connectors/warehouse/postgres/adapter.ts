@@ -49,6 +49,7 @@ export function postgresAdapter(schema: string | undefined): WarehouseAdapter {
     booleansAsIntegers: false,
     selectForUpdate: true,
     synchronous: false,
+    loginRoles: true,
     migrating: (_db, fn) => fn(),
     // One key per schema and name: runs on other schemas of the database do not wait for each other.
     async serialize(trx, name) {
@@ -124,12 +125,5 @@ export function postgresAdapter(schema: string | undefined): WarehouseAdapter {
         await replace(true);
       }
     },
-
-    // A READ ONLY transaction.
-    readOnly: (db, fn) =>
-      db.transaction().execute(async (trx) => {
-        await sql`set transaction read only`.execute(trx);
-        return fn(trx);
-      }),
   };
 }

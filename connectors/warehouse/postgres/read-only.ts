@@ -1,18 +1,17 @@
 import type pg from "pg";
 import { ValidationError } from "../../../core/errors.js";
 import { type DialectReadOptions, ReadTimeoutError } from "../read-timeout.js";
-import { exactPgTypes } from "./exact-types.js";
+import { readThroughCursor } from "./read-cursor.js";
 
 /** How long after `statement_timeout` the client stops waiting and cancels from another connection. */
 const GRACE_MS = 1_000;
 
 /**
- * One read on Postgres: a connection of its own from the pool, `BEGIN READ ONLY` with local time
- * limits (one round trip), the statement alone with the extended query protocol (one statement, no
- * way to end the transaction), then ROLLBACK and the release of any advisory lock a view may have
- * taken, so the connection goes back to the pool as it came (settings made with set_config revert
- * with the rollback; temporary tables, cursors, prepared statements and LISTEN cannot be made from a
- * read). A connection whose statement failed or was cancelled is closed instead. If the server does
+ * One read on Postgres: a connection of its own from the reader's pool, `BEGIN READ ONLY` with local
+ * time limits (one round trip), the statement alone with the extended query protocol (one
+ * statement, no way to end the transaction), then ROLLBACK and DISCARD ALL, so the connection goes
+ * back to the pool as it came (no prepared statement, cursor, advisory lock, LISTEN or setting
+ * survives). A connection whose statement failed or was cancelled is closed instead. If the server does
  * not stop the statement in time, the client cancels the backend from another connection.
  */
 export async function postgresReadOnly(
@@ -41,28 +40,23 @@ export async function postgresReadOnly(
         "select set_config(name, '1000', true) from pg_settings where name = 'client_connection_check_interval'",
       ].join("; "),
     );
-    let r: pg.QueryResult<Record<string, unknown>>;
+    let rows: Record<string, unknown>[];
     try {
-      r = await client.query<Record<string, unknown>>({
-        text,
-        values: [...o.params],
-        queryMode: "extended",
-        ...(o.exactIntegers ? { types: exactPgTypes } : {}),
-      } as pg.QueryConfig);
+      // A cursor, so a read stops where its caller's bounds say (rows, bytes) instead of holding all.
+      rows = await readThroughCursor(client, text, o);
     } catch (err) {
+      if (err instanceof ValidationError) throw err;
       const e = err as { code?: string; message?: string };
       if (timedOut || e.code === "57014") throw new ReadTimeoutError(o.timeoutMs, o.source);
       throw new ValidationError(o.source, [{ path: [], message: e.message ?? String(err) }]);
     }
-    await client.query("rollback; select pg_advisory_unlock_all()");
+    await client.query("rollback");
+    // Whatever a statement left in the session (a PREPARE run as text by a function, a session
+    // advisory lock, a setting): gone before the connection serves the next read. DISCARD may not
+    // share a round trip with the ROLLBACK (it refuses to run inside a multi-statement string).
+    await client.query("discard all");
     reuse = !timedOut;
-    if (o.cutAt !== undefined) return r.rows.slice(0, o.cutAt + 1);
-    if (r.rows.length > o.maxRows) {
-      throw new ValidationError(o.source, [
-        { path: [], message: `returned more than ${o.maxRows} rows; add a LIMIT` },
-      ]);
-    }
-    return r.rows;
+    return rows;
   } finally {
     clearTimeout(timer);
     // A connection whose statement failed (or was cancelled) is closed, not returned to the pool.

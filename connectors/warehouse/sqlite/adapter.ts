@@ -35,6 +35,7 @@ export const sqliteAdapter: WarehouseAdapter = {
   booleansAsIntegers: true,
   selectForUpdate: false,
   synchronous: true,
+  loginRoles: false,
 
   async listTables(db) {
     const r = await sql<{ name: string }>`
@@ -95,15 +96,5 @@ export const sqliteAdapter: WarehouseAdapter = {
       await sql.raw(`drop view if exists "${name}"`).execute(trx);
       await sql.raw(`create view "${name}" as /* ${mark} */ ${body}`).execute(trx);
     });
-  },
-
-  // query_only on the one connection for the time of `fn`.
-  async readOnly(db, fn) {
-    await sql`pragma query_only = 1`.execute(db);
-    try {
-      return await fn(db);
-    } finally {
-      await sql`pragma query_only = 0`.execute(db);
-    }
   },
 };

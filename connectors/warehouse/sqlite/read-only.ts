@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import type SQLite from "better-sqlite3";
 import { ValidationError } from "../../../core/errors.js";
+import { type ReadMeasure, RowCap } from "../read-cap.js";
 import { type DialectReadOptions, ReadTimeoutError } from "../read-timeout.js";
 
 /**
@@ -17,6 +18,9 @@ import { type DialectReadOptions, ReadTimeoutError } from "../read-timeout.js";
 const READER_SOURCE = `
 const { Worker } = require("node:worker_threads");
 const Database = require(process.env.SKILLSYNC_READER_DRIVER);
+// RowCap's source as the running code has it (tsx names functions with __name; a no-op here).
+const __name = (target) => target;
+const RowCap = ${RowCap.toString()};
 const parent = process.ppid;
 const watchdog = new Worker(
   "const { parentPort, workerData } = require('node:worker_threads');" +
@@ -42,13 +46,13 @@ process.on("message", (m) => {
       process.send({ id: m.id, rows: [] });
       return;
     }
-    const rows = [];
+    // Cells cut and the answer bounded here, row by row, so no more than that crosses to the parent.
+    const cap = new RowCap({ maxBytes: m.maxBytes, maxCellBytes: m.maxCellBytes, cutAt: m.cutAt });
     for (const row of stmt.iterate(...m.params)) {
-      if (m.cutAt !== undefined && rows.length > m.cutAt) break;
-      if (rows.length >= m.maxRows) throw new Error("returned more than " + m.maxRows + " rows; add a LIMIT");
-      rows.push(row);
+      if (m.cutAt === undefined && cap.rows.length >= m.maxRows) throw new Error("returned more than " + m.maxRows + " rows; add a LIMIT");
+      if (!cap.add(row)) break;
     }
-    process.send({ id: m.id, rows });
+    process.send({ id: m.id, rows: cap.rows, measure: cap.measure() });
   } catch (err) {
     process.send({ id: m.id, error: String((err && err.message) || err) });
   } finally {
@@ -59,8 +63,13 @@ process.on("message", (m) => {
 
 const driver = createRequire(import.meta.url).resolve("better-sqlite3");
 
+interface Answer {
+  rows: Record<string, unknown>[];
+  measure?: ReadMeasure | undefined;
+}
+
 interface Pending {
-  resolve(rows: Record<string, unknown>[]): void;
+  resolve(answer: Answer): void;
   reject(err: Error): void;
 }
 
@@ -100,12 +109,12 @@ function reader(path: string): Reader {
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const r: Reader = { child, pending: new Map(), idle: undefined, exited };
-  child.on("message", (m: { id: number; rows?: Record<string, unknown>[]; error?: string }) => {
+  child.on("message", (m: { id: number; rows?: Answer["rows"]; measure?: ReadMeasure; error?: string }) => {
     const p = r.pending.get(m.id);
     if (!p) return;
     r.pending.delete(m.id);
     if (m.error !== undefined) p.reject(new Error(m.error));
-    else p.resolve(m.rows ?? []);
+    else p.resolve({ rows: m.rows ?? [], measure: m.measure });
     settle(path, r);
   });
   child.on("error", (err) => void endReader(path, r, err));
@@ -159,7 +168,7 @@ export async function sqliteReadOnly(
   if (path === ":memory:" || path === "") return inProcess(database, text, o, fail);
   const r = reader(path);
   const id = nextId++;
-  const rows = new Promise<Record<string, unknown>[]>((resolve, reject) => {
+  const answer = new Promise<Answer>((resolve, reject) => {
     r.pending.set(id, { resolve, reject });
   });
   settle(path, r);
@@ -169,6 +178,8 @@ export async function sqliteReadOnly(
     params: [...o.params],
     maxRows: o.maxRows,
     cutAt: o.cutAt,
+    maxBytes: o.maxBytes,
+    maxCellBytes: o.maxCellBytes,
     timeoutMs: o.timeoutMs,
     exactIntegers: o.exactIntegers,
   });
@@ -181,7 +192,9 @@ export async function sqliteReadOnly(
     }, o.timeoutMs);
   });
   try {
-    return await Promise.race([rows, limit]);
+    const a = await Promise.race([answer, limit]);
+    if (a.measure) o.onMeasure?.(a.measure);
+    return a.rows;
   } catch (err) {
     if (err instanceof ReadTimeoutError) throw err;
     return fail(err instanceof Error ? err.message : String(err));
@@ -211,13 +224,15 @@ function inProcess(
       stmt.run(...o.params);
       return [];
     }
-    const rows: Record<string, unknown>[] = [];
+    const cap = new RowCap({ maxBytes: o.maxBytes, maxCellBytes: o.maxCellBytes, cutAt: o.cutAt });
     for (const row of stmt.iterate(...o.params) as Iterable<Record<string, unknown>>) {
-      if (o.cutAt !== undefined && rows.length > o.cutAt) break;
-      if (rows.length >= o.maxRows) fail(`returned more than ${o.maxRows} rows; add a LIMIT`);
-      rows.push(row);
+      if (o.cutAt === undefined && cap.rows.length >= o.maxRows) {
+        fail(`returned more than ${o.maxRows} rows; add a LIMIT`);
+      }
+      if (!cap.add(row)) break;
     }
-    return rows;
+    o.onMeasure?.(cap.measure());
+    return cap.rows;
   } catch (err) {
     if (err instanceof ValidationError) throw err;
     return fail(err instanceof Error ? err.message : String(err));

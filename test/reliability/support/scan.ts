@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import SQLite from "better-sqlite3";
 import pg from "pg";
+import { dropReaderRole } from "../../../connectors/warehouse/postgres/reader.js";
 import { SECRETS } from "./secrets.js";
 
 /** One secret found somewhere it must not be. */
@@ -128,7 +129,10 @@ export async function dropSchemas(url: string, schemas: string[]): Promise<void>
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    for (const s of schemas) await client.query(`drop schema if exists "${s}" cascade`);
+    for (const s of schemas) {
+      await client.query(`drop schema if exists "${s}" cascade`);
+      await dropReaderRole(client, s);
+    }
   } finally {
     await client.end();
   }

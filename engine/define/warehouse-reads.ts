@@ -1,0 +1,19 @@
+import type { Warehouse } from "../../connectors/warehouse/open.js";
+import { type ReadOnlyOptions, readOnly } from "../../connectors/warehouse/read-only.js";
+import { readerLogin } from "../../store/reader-login.js";
+
+/**
+ * The one read-only path as every reader of the warehouse takes it — `skillsync sql`, a pipeline's
+ * input `sql:`, the server's table views, Sheets pushes, the MCP tools (docs/read-only.md): the
+ * statement checked, then run on SQLite over a read-only connection and on Postgres logged in as
+ * the warehouse's reader role, made on first use where the owner may.
+ *
+ * @example await readWarehouse(w, "select count(*) as n from marketplace_search_results")
+ */
+export function readWarehouse(
+  w: Warehouse,
+  text: string,
+  o: Omit<ReadOnlyOptions, "login"> = {},
+): Promise<Record<string, unknown>[]> {
+  return readOnly(w, text, { ...o, login: () => readerLogin(w) });
+}
