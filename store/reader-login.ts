@@ -67,7 +67,7 @@ async function setUpOnce(w: Warehouse): Promise<ReaderSetup & { role: string }> 
       .executeTakeFirst();
     const password = (stored?.password as string | undefined) ?? newReaderPassword();
     registerSecret(password);
-    const { superuser } = await ensureReaderRole(trx, { role, password, schema, database });
+    const { walWritersLeft } = await ensureReaderRole(trx, { role, password, schema, database });
     // After the grant on all the schema's tables: the one table the reader must not read.
     await keepPrivate(trx, TABLE);
     await trx
@@ -75,7 +75,7 @@ async function setUpOnce(w: Warehouse): Promise<ReaderSetup & { role: string }> 
       .values({ role, password, created_at: new Date().toISOString() })
       .onConflict((oc) => oc.column("role").doUpdateSet({ password }))
       .execute();
-    return { role, created: !stored, walWriters: superuser ? "revoked" : "left" };
+    return { role, created: !stored, walWriters: walWritersLeft ? "left" : "revoked" };
   });
 }
 

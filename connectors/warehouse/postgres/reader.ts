@@ -74,7 +74,7 @@ const ROLE_SETTINGS: [string, string][] = [
 const PUBLIC_WAL_WRITERS = [
   "pg_catalog.pg_logical_emit_message(boolean, text, text)",
   "pg_catalog.pg_logical_emit_message(boolean, text, bytea)",
-];
+] as const;
 
 /**
  * Creates (or brings up to date) the reader role of the warehouse in `schema`, inside the caller's
@@ -82,37 +82,48 @@ const PUBLIC_WAL_WRITERS = [
  * the schema and SELECT on its tables and views (now and, by default privileges, those the same
  * owner creates later) and nothing else. Where the owner is a superuser (the only one who may),
  * also `temp_file_limit`, and EXECUTE on the functions above taken from PUBLIC in the database (a
- * role that needs them, a CDC producer, is granted them by name). Returns whether it was.
+ * role that needs them, a CDC producer, is granted them by name). Says whether PUBLIC may still
+ * call them (the owner is no superuser).
  */
 export async function ensureReaderRole(
   db: Kysely<AnyDB>,
   o: { role: string; password: string; schema: string; database: string },
-): Promise<{ superuser: boolean }> {
-  const r = await sql<{ exists: boolean; superuser: boolean }>`select
+): Promise<{ walWritersLeft: boolean }> {
+  const r = await sql<{ exists: boolean; superuser: boolean; connect: boolean; emits: boolean }>`select
       exists (select 1 from pg_roles where rolname = ${o.role}) as exists,
-      (select rolsuper from pg_roles where rolname = current_user) as superuser`.execute(db);
-  const { exists, superuser } = r.rows[0]!;
+      (select rolsuper from pg_roles where rolname = current_user) as superuser,
+      has_database_privilege('public', current_database(), 'CONNECT') as connect,
+      has_function_privilege('public', ${PUBLIC_WAL_WRITERS[0]!}, 'EXECUTE')
+        or has_function_privilege('public', ${PUBLIC_WAL_WRITERS[1]!}, 'EXECUTE') as emits`.execute(db);
+  const { exists, superuser, connect, emits } = r.rows[0]!;
   const role = ident(o.role);
   const attributes =
     "login nosuperuser nocreatedb nocreaterole noinherit noreplication nobypassrls connection limit 32";
+  // Rows every warehouse of the database shares (the database's, the functions'): two set-ups
+  // changing one at once fail with "tuple concurrently updated", so they are changed only when
+  // needed, one set-up at a time.
+  const shared = [
+    ...(connect ? [] : [`grant connect on database ${ident(o.database)} to ${role}`]),
+    ...(superuser && emits
+      ? PUBLIC_WAL_WRITERS.map((f) => `revoke execute on function ${f} from public`)
+      : []),
+  ];
   const statements = [
     `${exists ? "alter role" : "create role"} ${role} ${exists ? "with " : ""}${attributes} password '${scramVerifier(o.password)}'`,
     ...ROLE_SETTINGS.map(([name, value]) => `alter role ${role} set ${name} = ${value}`),
     `alter role ${role} set search_path = ${ident(o.schema)}`,
-    `grant connect on database ${ident(o.database)} to ${role}`,
+    ...(superuser ? [`alter role ${role} set temp_file_limit = '1GB'`] : []),
     `grant usage on schema ${ident(o.schema)} to ${role}`,
     `grant select on all tables in schema ${ident(o.schema)} to ${role}`,
     `alter default privileges in schema ${ident(o.schema)} grant select on tables to ${role}`,
-    ...(superuser
-      ? [
-          `alter role ${role} set temp_file_limit = '1GB'`,
-          ...PUBLIC_WAL_WRITERS.map((f) => `revoke execute on function ${f} from public`),
-        ]
+    ...(shared.length
+      ? [`select pg_advisory_xact_lock(hashtextextended('skillsync:database-grants', 0))`]
       : []),
+    ...shared,
   ];
   // No parameters: one simple-protocol round trip for all of them, inside the caller's transaction.
   await sql.raw(statements.join(";\n")).execute(db);
-  return { superuser };
+  return { walWritersLeft: emits && !superuser };
 }
 
 /** Takes every privilege on `table` from every role but its owner (a reader must not see it). */
