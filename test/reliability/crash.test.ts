@@ -231,16 +231,16 @@ describe.each(KINDS)("crash and resume on %s", (kind: Kind) => {
               `${where}: printed ${s.counters.creditsSpent} credits, the ledger holds ${own.creditsSpent}`,
             );
           }
-          const held = await rows<{ all: number; cut: number }>(
+          const held = await rows<{ total: number; cut: number }>(
             w,
-            "select coalesce(sum(credits), 0) as all, coalesce(sum(case when outcome = 'interrupted' then credits else 0 end), 0) as cut from skillsync_calls",
+            "select coalesce(sum(credits), 0) as total, coalesce(sum(case when outcome = 'interrupted' then credits else 0 end), 0) as cut from skillsync_calls",
           );
           const billed = credits(all);
-          const [all_, cut] = [Number(held[0]!.all), Number(held[0]!.cut)];
-          f.credits_unbilled_at_kill += all_ - billed;
-          if (billed > all_ + 1e-9 || all_ - billed > cut + 1e-9)
+          const [total, cut] = [Number(held[0]!.total), Number(held[0]!.cut)];
+          f.credits_unbilled_at_kill += total - billed;
+          if (billed > total + 1e-9 || total - billed > cut + 1e-9)
             problems.push(
-              `${where}: the ledgers hold ${all_} credits (${cut} cut off), the emulator billed ${billed}`,
+              `${where}: the ledgers hold ${total} credits (${cut} cut off), the emulator billed ${billed}`,
             );
 
           // Ceilings: each run within --max-credits, and every credit charged was reserved first.
