@@ -8,8 +8,18 @@ export interface LedgerTotals {
   rowsRejected: number;
 }
 
+/** A run's credits as its ledger holds them (one indexed read: every run ends with it). */
+export async function ledgerCredits(w: Warehouse, runId: string): Promise<number> {
+  const r = await w.db
+    .selectFrom("skillsync_calls")
+    .select((eb) => eb.fn.coalesce(eb.fn.sum("credits"), eb.lit(0)).as("credits"))
+    .where("run_id", "=", runId)
+    .executeTakeFirst();
+  return Number(r?.credits ?? 0);
+}
+
 /**
- * A run's credits and rows as its ledger holds them: every call's credits (a failed call's are 0;
+ * A run's credits and rows as its ledger holds them (a resumed run carries them): every call's credits (a failed call's are 0;
  * one cut off by a crash keeps its own, as it may have been billed), the rows each load wrote and
  * the records rejected. The counters a process keeps in memory reach the run's row only every few
  * seconds, so a crash would lose the last of them; these are written with the calls and loads.

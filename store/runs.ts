@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Warehouse } from "../connectors/warehouse/open.js";
 import { redact } from "../core/redact.js";
-import { ledgerTotals } from "./run-totals.js";
+import { ledgerCredits, ledgerTotals } from "./run-totals.js";
 
 export type RunStatus = "running" | "succeeded" | "failed" | "ceiling" | "interrupted";
 export type Trigger = "manual" | "schedule" | "server" | "mcp";
@@ -258,8 +258,8 @@ export async function endRun(
   },
 ): Promise<RunStatus> {
   // What the run paid, as its ledger holds it (every worker's calls, every part's): the figure printed.
-  const ledger = await ledgerTotals(w, id).catch(() => undefined);
-  if (ledger) counters.creditsSpent = ledger.creditsSpent;
+  const credits = await ledgerCredits(w, id).catch(() => undefined);
+  if (credits !== undefined) counters.creditsSpent = credits;
   const status = runOutcome({
     fatal: o.fatal,
     ceiling: o.state.ceiling,

@@ -103,9 +103,3 @@ export function isMissingDatabase(err: unknown): boolean {
 export function isMissingSchema(err: unknown): boolean {
   return driverErrorCode(err) === PG_INVALID_SCHEMA_NAME;
 }
-
-/** The statement reads a table the warehouse does not have (yet). SQLite says so only in the message. */
-export function isMissingTable(err: unknown): boolean {
-  const msg = err instanceof Error ? err.message : "";
-  return driverErrorCode(err) === PG_UNDEFINED_TABLE || /^no such table\b/i.test(msg);
-}

@@ -1,4 +1,3 @@
-import { isMissingTable } from "../../connectors/warehouse/driver-errors.js";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
 import { listTables } from "../../connectors/warehouse/tables.js";
 import { freshHashes } from "../../store/ledger.js";
@@ -71,7 +70,7 @@ export async function planPipelines(o: {
   const have = new Set(await listTables(o.warehouse));
   const notYetMade = tablesMadeBy(o.pipelines).filter((t) => !have.has(t));
   // Nothing is fresh in a store that is not there: as --refresh, but without asking it.
-  if (o.refresh || !(await hasStore(o.warehouse))) for (const c of compiled) c.freshnessMs = 0;
+  if (o.refresh || !have.has("skillsync_responses")) for (const c of compiled) c.freshnessMs = 0;
   const prices = o.prices ?? loadPrices();
   const out: PipelinePlan[] = [];
   for (const c of compiled) {
@@ -133,17 +132,6 @@ export async function planPipelines(o: {
     creditsAtMost: out.reduce((s, x) => s + x.creditsAtMost, 0),
     unbounded: out.filter((x) => x.dependsOn && x.dependsOn.creditsAtMost === null).map((x) => x.pipeline),
   };
-}
-
-/** Whether the warehouse has a store of answers (a run has migrated it): `plan` does not make one. */
-async function hasStore(w: Warehouse): Promise<boolean> {
-  try {
-    await freshHashes(w.db, ["(plan)"], 0);
-    return true;
-  } catch (err) {
-    if (isMissingTable(err)) return false;
-    throw err;
-  }
 }
 
 /** The identifiers a batched pipeline split per item would still pay for (undefined when it does not split). */

@@ -2,8 +2,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { ValidationError } from "../../core/errors.js";
 import { recentWarehouseRuns, warehouseRunView } from "../../engine/publish/views.js";
-import { budgetStatus } from "../../store/budget-status.js";
-import { type CeilingStatus, ceilingStatus } from "../../store/ceiling-status.js";
+import { budgetStatus, type CeilingStatus, ceilingStatuses } from "../../store/budget-status.js";
 import type { ToolContext } from "../context.js";
 import { answer } from "../reply.js";
 
@@ -18,7 +17,8 @@ async function runs(ctx: ToolContext, runId: string | undefined, limit: number) 
 
 /** What this server's total (`--max-credits`) has left: every run it started counts. */
 export async function serverCredits(ctx: ToolContext): Promise<CeilingStatus> {
-  return ceilingStatus(ctx.warehouse, ctx.total);
+  const [status] = await ceilingStatuses(ctx.warehouse, [ctx.total]);
+  return status!;
 }
 
 async function budget(ctx: ToolContext) {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { openWarehouse } from "../../connectors/warehouse/open.js";
 import { runPipelines } from "../../engine/run/runner.js";
 import type { Ceiling } from "../../store/budget.js";
-import { ceilingStatus } from "../../store/ceiling-status.js";
+import { ceilingStatuses } from "../../store/budget-status.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { emulatorWithClient } from "../helpers/emulator.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
@@ -27,10 +27,10 @@ describe.each(WAREHOUSE_KINDS)("a ceiling shared by several runs (an MCP server'
         });
       try {
         await migrateToLatest(w);
-        expect(await ceilingStatus(w, total)).toEqual({ limit: 13, spent: 0, remaining: 13 });
+        expect(await ceilingStatuses(w, [total])).toEqual([{ limit: 13, spent: 0, remaining: 13 }]);
         const first = await run("a");
         expect(first).toMatchObject({ status: "succeeded", counters: { creditsSpent: 5 } });
-        expect(await ceilingStatus(w, total)).toEqual({ limit: 13, spent: 5, remaining: 8 });
+        expect(await ceilingStatuses(w, [total])).toEqual([{ limit: 13, spent: 5, remaining: 8 }]);
         // Three at once: 15 credits asked, 8 left.
         const together = await Promise.all([run("b"), run("c"), run("d")]);
         expect(together.map((s) => s.status)).toContain("ceiling");
@@ -38,7 +38,7 @@ describe.each(WAREHOUSE_KINDS)("a ceiling shared by several runs (an MCP server'
           "stopped at the total of this MCP server of 13 credits: the next call (1 credits) would pass it",
         );
         expect(emulator.ledger().totalCredits).toBe(13);
-        expect(await ceilingStatus(w, total)).toEqual({ limit: 13, spent: 13, remaining: 0 });
+        expect(await ceilingStatuses(w, [total])).toEqual([{ limit: 13, spent: 13, remaining: 0 }]);
         const after = await run("e");
         expect(after).toMatchObject({ status: "ceiling", counters: { creditsSpent: 0 } });
         expect(emulator.ledger().totalCredits).toBe(13);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
 import { loadPipeline } from "../../engine/define/pipeline-file.js";
+import type { SkillCaller } from "../../engine/extract/skill-caller.js";
 import { runPipelines } from "../../engine/run/runner.js";
 import { ledgerTotals } from "../../store/run-totals.js";
 import { cliProcess, workerProcess } from "../engine/distribute/processes.js";
@@ -20,7 +21,6 @@ import { addFigures } from "./support/suite.js";
 
 const KEYWORDS = Array.from({ length: 100 }, (_, i) => `gadget ${i}`);
 const WORKER_KILLS = envCount("RELIABILITY_WORKER_KILLS", 10);
-const PARAMS = { keyword: KEYWORDS, pages: ["3"] };
 
 const keywords = (n: number, prefix: string) =>
   Array.from({ length: n }, (_, i) => ["--param", `keyword=${prefix} ${i}`]).flat();
@@ -42,6 +42,23 @@ async function onThreeWorkers(db: string, apiUrl: string, keywords: string[], ba
   return { workers, run };
 }
 
+/** A clean single-process run of marketplace-search over `keywords` (3 pages): its summary and tables. */
+async function cleanRun(client: SkillCaller, keywords: string[]) {
+  const clean = await openWarehouse(freshWarehouseUrl("postgres"));
+  try {
+    const summary = await runPipelines({
+      warehouse: clean,
+      client,
+      pipelines: [loadPipeline("marketplace-search")],
+      params: { keyword: keywords, pages: ["3"] },
+      concurrency: 8,
+    });
+    return { summary, tables: await snapshot(clean) };
+  } finally {
+    await clean.close();
+  }
+}
+
 const runOf = async (db: string, id: string) => {
   const w = await openWarehouse(db);
   try {
@@ -59,19 +76,10 @@ const runOf = async (db: string, id: string) => {
 describe.skipIf(unavailable("postgres"))("workers", () => {
   it("3 workers, one killed with -9 mid-run: the run completes, nothing paid twice but calls in flight at the kill, tables as a clean run's", async () => {
     const { emulator, client } = await emulatorWithClient({ latencyMs: 60, jitterMs: 40 });
-    const clean = await openWarehouse(freshWarehouseUrl("postgres"));
-    const reference = await runPipelines({
-      warehouse: clean,
-      client,
-      pipelines: [loadPipeline("marketplace-search")],
-      params: PARAMS,
-      concurrency: 8,
-    });
+    const { summary: reference, tables: expected } = await cleanRun(client, KEYWORDS);
     const calls = reference.counters.callsDone;
     // About 300 (a keyword's pages end early when the emulator has fewer results).
     expect(calls).toBeGreaterThan(250);
-    const expected = await snapshot(clean);
-    await clean.close();
     expect(expected.length).toBeGreaterThan(1000);
     emulator.reset();
 
@@ -142,17 +150,8 @@ describe.skipIf(unavailable("postgres"))("workers", () => {
   it(`${WORKER_KILLS} trials: one of 3 workers killed -9 at a random moment; paid twice only what it had in flight, credits as the ledger's`, async () => {
     const { emulator, client } = await emulatorWithClient({ latencyMs: 40, jitterMs: 40 });
     const trialKeywords = KEYWORDS.slice(0, 40);
-    const clean = await openWarehouse(freshWarehouseUrl("postgres"));
-    const reference = await runPipelines({
-      warehouse: clean,
-      client,
-      pipelines: [loadPipeline("marketplace-search")],
-      params: { keyword: trialKeywords, pages: ["3"] },
-      concurrency: 8,
-    });
+    const { summary: reference, tables: expected } = await cleanRun(client, trialKeywords);
     const calls = reference.counters.callsDone;
-    const expected = await snapshot(clean);
-    await clean.close();
     const rnd = prng(9191);
     const f = { trials: 0, paid_twice: 0, paid_twice_trial_max: 0, in_flight: 0, window_ms_max: 0 };
     const problems: string[] = [];

@@ -45,14 +45,18 @@ describe("the reader role's SCRAM-SHA-256 verifier", () => {
   it("matches RFC 7677's test vector", () => {
     // RFC 7677 §3: password "pencil", salt W22ZaJ0SNY7soEsUEjb6gQ==, 4096 iterations.
     const v = scramVerifier("pencil", Buffer.from("W22ZaJ0SNY7soEsUEjb6gQ==", "base64"), 4096);
-    const serverKey = v.split(":").at(-1)!;
-    const salted = v.split("$")[2]!.split(":")[0]!;
-    expect(salted).toHaveLength(44);
-    // The RFC's ServerSignature for its exchange, from the ServerKey this verifier holds.
+    const [storedKey, serverKey] = v
+      .split("$")[2]!
+      .split(":")
+      .map((k) => Buffer.from(k, "base64")) as [Buffer, Buffer];
     const auth =
       "n=user,r=rOprNGfwEbeRWgbNEkqO,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096,c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0";
-    expect(hmac(Buffer.from(serverKey, "base64"), auth).toString("base64")).toBe(
-      "6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=",
-    );
+    // The RFC's ClientProof checks out against the StoredKey, as the server checks it…
+    const proof = Buffer.from("dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=", "base64");
+    const signature = hmac(storedKey, auth);
+    const clientKey = proof.map((b, i) => b ^ signature[i]!);
+    expect(createHash("sha256").update(clientKey).digest().equals(storedKey)).toBe(true);
+    // …and the RFC's ServerSignature comes from the ServerKey.
+    expect(hmac(serverKey, auth).toString("base64")).toBe("6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=");
   });
 });
