@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { readJson } from "../connectors/warehouse/adapter.js";
 import type { AnyDB, Warehouse } from "../connectors/warehouse/open.js";
 import { redact } from "../core/redact.js";
 import { workerAlive } from "./workers.js";
@@ -66,6 +67,31 @@ export async function saveAttempt<O>(
     .where("job_id", "=", jobId)
     .where("worker_id", "=", workerId)
     .execute();
+}
+
+/**
+ * Saves an attempt's outcome as `merge` makes it from the one stored, read under the row's lock: a
+ * save racing a load's transaction (which saves its own, inside it, on another connection) waits
+ * for it and sees what it committed, so the load's counts are never written back to older ones.
+ */
+export async function saveAttemptOver<O>(
+  w: Warehouse,
+  jobId: string,
+  workerId: string,
+  merge: (stored: O | undefined) => O,
+  state: AttemptState = "active",
+): Promise<void> {
+  await w.db.transaction().execute(async (trx) => {
+    let q = trx
+      .selectFrom("skillsync_run_jobs")
+      .select("outcome")
+      .where("job_id", "=", jobId)
+      .where("worker_id", "=", workerId);
+    if (w.adapter.selectForUpdate) q = q.forUpdate();
+    const row = await q.executeTakeFirst();
+    const stored = row?.outcome ? (readJson<O>(row.outcome) ?? undefined) : undefined;
+    await saveAttempt({ db: trx }, jobId, workerId, merge(stored), state);
+  });
 }
 
 /** Earlier attempts of a job that a new one takes over: they no longer count towards the run. */

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
-import { type Attempt, type AttemptState, saveAttempt } from "../../store/run-jobs.js";
+import { type Attempt, type AttemptState, saveAttempt, saveAttemptOver } from "../../store/run-jobs.js";
 import type { CarriedCounters } from "../../store/runs.js";
 import type { BatchOutcome } from "./batch-job.js";
 
@@ -21,7 +21,15 @@ export function attemptRecord(
   let dirty = false;
   let saving = Promise.resolve();
   const save = (state: AttemptState, complete = false): Promise<void> => {
-    const saved = saving.then(() => saveAttempt(w, jobId, workerId, outcome(complete), state));
+    const saved = saving.then(() =>
+      saveAttemptOver<BatchOutcome>(
+        w,
+        jobId,
+        workerId,
+        (stored) => loadedAtLeast(outcome(complete), stored),
+        state,
+      ),
+    );
     saving = saved.catch(() => {});
     return saved;
   };
@@ -56,6 +64,26 @@ export function attemptRecord(
     },
     stop(): void {
       clearInterval(timer);
+    },
+  };
+}
+
+/**
+ * The outcome with the counts loads own (calls done, rows written, records rejected) at least those
+ * stored. A load saves them in its own transaction, and the in-memory counters catch up only once
+ * it has committed: a snapshot taken in between must not write them back. They only grow.
+ */
+function loadedAtLeast(o: BatchOutcome, stored: BatchOutcome | undefined): BatchOutcome {
+  const s = stored?.counters;
+  if (!s) return o;
+  const c = o.counters;
+  return {
+    ...o,
+    counters: {
+      ...c,
+      callsDone: Math.max(c.callsDone, s.callsDone),
+      rowsWritten: Math.max(c.rowsWritten, s.rowsWritten),
+      rowsRejected: Math.max(c.rowsRejected, s.rowsRejected),
     },
   };
 }

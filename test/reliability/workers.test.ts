@@ -181,6 +181,12 @@ describe.skipIf(unavailable("postgres"))("workers", () => {
       try {
         if (JSON.stringify(await snapshot(w)) !== JSON.stringify(expected))
           problems.push(`${where}: the tables differ from a clean run's`);
+        // The run's counts add up over every attempt, the killed worker's carried ones included.
+        const { callsDone, rowsWritten } = summary.counters;
+        if (callsDone !== calls || rowsWritten !== reference.counters.rowsWritten)
+          problems.push(
+            `${where}: ${callsDone} calls done and ${rowsWritten} rows counted, a clean run ${calls} and ${reference.counters.rowsWritten}`,
+          );
         const cut = await rows<{ n: number; credits: number }>(
           w,
           `select count(*) as n, coalesce(sum(credits), 0) as credits from skillsync_calls where run_id = '${summary.runId}' and outcome = 'interrupted'`,
