@@ -186,8 +186,9 @@ describe.each(WAREHOUSE_KINDS)("report pipelines on %s", (kind) => {
       expect(job!.status).toBe("timeout");
       // From the create to giving up: the 60 ms timeout and the last call, not the 25 polls' worth.
       expect(Date.parse(job!.updated_at) - Date.parse(job!.created_at)).toBeLessThan(1000);
+      // A busy machine may spend the whole 60 ms on the first poll, so one poll is enough here.
       const polled = ledgerOf(emulator).polls;
-      expect(polled).toBeGreaterThan(1);
+      expect(polled).toBeGreaterThanOrEqual(1);
       expect(polled).toBeLessThan(25);
 
       const resumed = await run(w, client, fast(SIS, { initial: "1ms", max: "2ms" }), params);
