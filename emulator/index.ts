@@ -1,6 +1,8 @@
 /** The local Skill API emulator: start it in-process, or run `skillsync emulator`. */
 
 export { canonicalJson } from "../core/hash.js";
+export { answerAt, legalStatusAt } from "./answers.js";
+export { DEFAULT_EMULATOR_DATE } from "./clock.js";
 export type { CallStatus, LedgerCall, LedgerSnapshot } from "./ledger.js";
 export {
   DEFAULT_EMULATOR_HOST,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { fromZodIssues, ValidationError } from "../core/errors.js";
+import { DEFAULT_EMULATOR_DATE, emulatorDateSchema } from "./clock.js";
 import type { GenericSlugs } from "./generic.js";
 
 /** The key every emulator accepts unless keys are configured; it is public, printed at start. */
@@ -85,6 +86,8 @@ const optionsSchema = faultPatchSchema.extend({
   maxBodyBytes: count.min(1024).optional(),
   /** Serve catalog slugs the contract does not detail with loose synthetic data: true for any, or a list. */
   genericSlugs: z.union([z.boolean(), z.array(z.string().min(1))]).optional(),
+  /** The emulated date, yyyy-mm-dd (default DEFAULT_EMULATOR_DATE): answers are those of that day. */
+  date: emulatorDateSchema.optional(),
 });
 
 export type EmulatorKey = z.infer<typeof keySchema>;
@@ -105,6 +108,7 @@ export interface ResolvedOptions {
   ledgerLimit: number;
   maxBodyBytes: number;
   genericSlugs: GenericSlugs;
+  date: string;
 }
 
 /** Checks the options and fills the defaults; throws ValidationError naming each bad option. */
@@ -127,6 +131,7 @@ export function resolveOptions(input: EmulatorOptions = {}): ResolvedOptions {
     ledgerLimit: o.ledgerLimit ?? 100_000,
     maxBodyBytes: o.maxBodyBytes ?? 1024 * 1024,
     genericSlugs: Array.isArray(o.genericSlugs) ? new Set(o.genericSlugs) : (o.genericSlugs ?? false),
+    date: o.date ?? DEFAULT_EMULATOR_DATE,
   };
 }
 

@@ -13,6 +13,8 @@ import { genericSlugData, isGenericOperation } from "./generic.js";
 import type { Plan, ReportStore } from "./reports.js";
 
 type Body = Record<string, unknown>;
+/** The `data` of a validated call at an emulated day (a day number). */
+export type Generate = (body: Body, day: number) => Record<string, unknown>;
 
 const IP_RISK: Record<string, (body: Body) => Record<string, unknown>> = {
   "vendora-product-tro-detection": troDetection,
@@ -21,22 +23,35 @@ const IP_RISK: Record<string, (body: Body) => Record<string, unknown>> = {
   "vendorb-gun-parts-search": gunPartsSearch,
 };
 
-/** What a validated call of `op` will answer; report calls may be refused (unknown report, denied connection). */
-export function planCall(op: Operation, body: Body, reports: ReportStore): Plan {
-  if (isGenericOperation(op)) return { run: () => ({ data: genericSlugData(op.slug, body) }) };
+/**
+ * What answers an operation without state: every one but the advertising reports (which
+ * `planCall` leaves to the report store). Undefined when the operation is not emulated.
+ */
+export function generatorOf(op: Operation): Generate | undefined {
+  if (isGenericOperation(op)) return (body) => genericSlugData(op.slug, body);
   switch (op.family) {
     case "advertising":
-      return reports.plan(op.slug, body);
+      return undefined;
     case "marketplace":
-      return { run: () => ({ data: marketplaceSearch(body as { keyword: string; page?: number }) }) };
+      return (body, day) => marketplaceSearch(body as { keyword: string; page?: number }, day);
     case "patent-search":
-      return { run: () => ({ data: patentSearch(body as Parameters<typeof patentSearch>[0]) }) };
+      return (body, day) => patentSearch(body as Parameters<typeof patentSearch>[0], day);
     case "patent-identifier":
-      return { run: () => ({ data: patentIdentifierData(op.slug as PatentIdentifierSlug, body) }) };
+      return (body, day) => patentIdentifierData(op.slug as PatentIdentifierSlug, body, day);
     case "ip-risk": {
       const generate = IP_RISK[op.slug];
-      if (!generate) return { error: { status: 404, msg: `${op.slug} is not emulated` } };
-      return { run: () => ({ data: generate(body) }) };
+      return generate && ((body) => generate(body));
     }
   }
+}
+
+/**
+ * What a validated call of `op` at emulated `day` will answer; report calls may be refused
+ * (unknown report, denied connection).
+ */
+export function planCall(op: Operation, body: Body, reports: ReportStore, day: number): Plan {
+  if (op.family === "advertising" && !isGenericOperation(op)) return reports.plan(op.slug, body);
+  const generate = generatorOf(op);
+  if (!generate) return { error: { status: 404, msg: `${op.slug} is not emulated` } };
+  return { run: () => ({ data: generate(body, day) }) };
 }

@@ -27,6 +27,18 @@ export function mixSeed(a: number, b: number): number {
   return h >>> 0;
 }
 
+/**
+ * A value in [-1, 1] that wanders smoothly with the day: random knots every `period` days, eased
+ * between. O(1) for any day, so a price or a rank "walks" without summing every step since an epoch.
+ */
+export function smoothNoise(seed: number, day: number, period: number): number {
+  const knot = Math.floor(day / period);
+  const t = (day - knot * period) / period;
+  const a = (mixSeed(seed, knot) / 4294967296) * 2 - 1;
+  const b = (mixSeed(seed, knot + 1) / 4294967296) * 2 - 1;
+  return a + (b - a) * t * t * (3 - 2 * t);
+}
+
 const UPPER_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
 /** mulberry32: tiny, fast, good enough for synthetic data and fault draws. */

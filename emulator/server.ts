@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { ValidationError } from "../core/errors.js";
 import { API_PREFIX, SLUG_PATTERN } from "../schema/catalog.js";
 import { KeyRing } from "./auth.js";
+import { EmulatorClock, parseClockBody } from "./clock.js";
 import { FaultState } from "./faults.js";
 import { Ledger, type LedgerSnapshot } from "./ledger.js";
 import {
@@ -31,6 +32,10 @@ export interface Emulator {
   /** Changes some fault knobs now; returns them all. */
   setFaults(patch: FaultPatch): FaultSettings;
   faults(): FaultSettings;
+  /** The emulated date, yyyy-mm-dd (the same as `GET /__emulator/clock`). */
+  date(): string;
+  /** Moves the emulated date (either way); later calls answer at it. Throws ValidationError on a bad date. reset() keeps it. */
+  setDate(date: string): string;
 }
 
 const SKILL_PREFIX = `${API_PREFIX}/skills/`;
@@ -61,6 +66,7 @@ export async function startEmulator(input: EmulatorOptions = {}): Promise<Emulat
       failedReports: options.failedReports,
       deniedConnections: options.deniedConnections,
     }),
+    clock: new EmulatorClock(options.date),
     traces: new TraceIds(),
     hanging: new Set(),
     timers: new Set(),
@@ -104,6 +110,8 @@ export async function startEmulator(input: EmulatorOptions = {}): Promise<Emulat
     reset,
     setFaults: (patch) => state.faults.update(parseFaultPatch(patch)),
     faults: () => ({ ...state.faults.settings }),
+    date: () => state.clock.date(),
+    setDate: (date) => state.clock.set(date),
   };
 }
 
@@ -169,15 +177,30 @@ function admin(
     return { status: 200, body: { ok: true } };
   }
   if (name === "faults" && method === "GET") return { status: 200, body: state.faults.settings };
-  if (name === "faults" && method === "POST") {
-    try {
-      const patch = parseFaultPatch(raw === "too-large" ? null : JSON.parse(raw.toString("utf8") || "{}"));
-      return { status: 200, body: state.faults.update(patch) };
-    } catch (err) {
-      const msg =
-        err instanceof ValidationError ? err.message : "the body must be a JSON object of fault settings";
-      return { status: 400, body: { error: msg } };
-    }
-  }
+  if (name === "faults" && method === "POST")
+    return change(raw, "the body must be a JSON object of fault settings", (json) =>
+      state.faults.update(parseFaultPatch(json)),
+    );
+  if (name === "clock" && method === "GET") return { status: 200, body: { date: state.clock.date() } };
+  if (name === "clock" && method === "POST")
+    return change(raw, 'the body must be a JSON object like {"date":"2026-11-08"}', (json) => ({
+      date: state.clock.set(parseClockBody(json)),
+    }));
   return { status: 404, body: { error: `no emulator endpoint ${method} /__emulator/${name}` } };
+}
+
+/** Applies a JSON body to a setting: 200 with the result, or 400 saying what is wrong. */
+function change(
+  raw: RawBody,
+  notJson: string,
+  apply: (json: unknown) => unknown,
+): { status: number; body: unknown } {
+  try {
+    return {
+      status: 200,
+      body: apply(raw === "too-large" ? null : JSON.parse(raw.toString("utf8") || "{}")),
+    };
+  } catch (err) {
+    return { status: 400, body: { error: err instanceof ValidationError ? err.message : notJson } };
+  }
 }

@@ -4,6 +4,7 @@ import { canonicalJson, sha256Hex } from "../core/hash.js";
 import { getOperation } from "../schema/catalog.js";
 import { requestedIdentifiers } from "../schema/patent-identifier.js";
 import type { KeyRing } from "./auth.js";
+import type { EmulatorClock } from "./clock.js";
 import { applyDrift, malformedBody } from "./distort.js";
 import type { FaultState } from "./faults.js";
 import { genericOperation } from "./generic.js";
@@ -21,6 +22,8 @@ export interface EmulatorState {
   ledger: Ledger;
   faults: FaultState;
   reports: ReportStore;
+  /** The emulated date; a call is answered at the date it is processed. */
+  clock: EmulatorClock;
   traces: TraceIds;
   /** Answers held back: timeouts that never answer, latency timers. Cleared by stop(). */
   hanging: Set<ServerResponse>;
@@ -178,7 +181,7 @@ function evaluate(
   call.bodyHash = sha256Hex(canonicalJson(body));
   if (op.family === "patent-identifier") call.items = requestedIdentifiers(body);
 
-  const plan = planCall(op, body, state.reports);
+  const plan = planCall(op, body, state.reports, state.clock.day());
   if ("error" in plan)
     return refuse(plan.error.status, plan.error.status === 403 ? "forbidden" : "not-found", plan.error.msg);
   const price = priceOf(op, body, state.options.prices);

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { type Issue, ValidationError } from "../../core/errors.js";
 import { registerSecret } from "../../core/redact.js";
+import { DATE_RULE, isEmulatorDate } from "../../emulator/clock.js";
 import {
   DEFAULT_EMULATOR_HOST,
   DEFAULT_EMULATOR_PORT,
@@ -32,6 +33,8 @@ export interface EmulatorFlags {
   balance?: string;
   /** `true` (the bare flag): any undocumented slug; or a comma-separated list of slugs. */
   genericSlugs?: string | boolean;
+  /** The emulated date, yyyy-mm-dd (runEmulatorCommand's default: today, UTC). */
+  date?: string;
 }
 
 /**
@@ -95,6 +98,10 @@ export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions 
   const burst = num("rate-burst", flags.rateBurst, true, 1);
   if (perSecond !== undefined)
     options["rateLimit"] = burst === undefined ? { perSecond } : { perSecond, burst };
+  if (flags.date !== undefined) {
+    if (isEmulatorDate(flags.date)) options["date"] = flags.date;
+    else issues.push({ path: ["--date"], message: `"${flags.date}" ${DATE_RULE}` });
+  }
   const balance = num("balance", flags.balance, false, 0);
   const keys = flags.key && flags.key.length > 0 ? flags.key : [DEMO_KEY];
   for (const key of keys) {
@@ -108,7 +115,8 @@ export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions 
 
 /** Runs the emulator until SIGINT or SIGTERM, then stops it cleanly. */
 export async function runEmulatorCommand(flags: EmulatorFlags): Promise<void> {
-  const options = emulatorOptionsFromFlags(flags);
+  // A running emulator answers as of today unless told otherwise; in-process ones default to a fixed date (tests).
+  const options = { date: new Date().toISOString().slice(0, 10), ...emulatorOptionsFromFlags(flags) };
   const custom = flags.key && flags.key.length > 0;
   if (custom) for (const key of flags.key ?? []) registerSecret(key);
   // Loaded here: every other command would otherwise pay for the emulator's modules at start.
@@ -121,6 +129,7 @@ export async function runEmulatorCommand(flags: EmulatorFlags): Promise<void> {
   else process.stdout.write(`  demo key: ${DEMO_KEY}\n`);
   printLine(`  ledger:   GET ${emu.url}/__emulator/ledger   reset: POST ${emu.url}/__emulator/reset`);
   printLine(`  faults:   ${JSON.stringify(emu.faults())}`);
+  printLine(`  date:     ${emu.date()}   move it: POST ${emu.url}/__emulator/clock {"date":"yyyy-mm-dd"}`);
   printLine("Press Ctrl+C to stop.");
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     const onSignal = (s: NodeJS.Signals) => {
@@ -169,6 +178,7 @@ export function registerEmulatorCommand(program: Command): void {
     .option("--failed-reports <ids>", "connectionIds whose reports end FAILED, e.g. 7,8")
     .option("--denied-connections <ids>", "connectionIds answered 403")
     .option("--seed <n>", "seed of the random faults (default 1)")
+    .option("--date <yyyy-mm-dd>", "the emulated date: answers are those of that day (default today, UTC)")
     .option("--key <key>", "an accepted API key (repeatable; replaces the demo key)", collect)
     .option("--balance <credits>", "credit balance of each key (default unlimited)")
     .action((flags: EmulatorFlags) => runEmulatorCommand(flags));

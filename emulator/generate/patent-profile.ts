@@ -1,5 +1,6 @@
 import { hashSeed, Rng } from "../random.js";
-import { isoDay, ymdInt } from "./dates.js";
+import { isoDay } from "./dates.js";
+import { datedPublicationDay, newReferences, topicOfNew } from "./patent-fresh.js";
 import { isGrant, knownPublicationNumber, patentIdOf } from "./patent-numbers.js";
 import { ABSTRACT_FORMS, ORGANISATIONS, PERSON_NAMES, TECH_TOPICS, TITLE_FORMS } from "./vocabulary.js";
 
@@ -8,15 +9,11 @@ export interface Party {
   country: string;
 }
 
-export interface LegalEvent {
-  eventDate: string;
-  eventCode: string;
-  description: string;
-}
-
 /**
- * Everything the emulator says about one patent, derived from its publication number alone, so
- * search results and the 13 identifier operations agree about the same patent.
+ * Everything the emulator says about one patent that does not change with the date, derived from
+ * its publication number alone, so search results and the 13 identifier operations agree about
+ * the same patent. What changes with the date (legal status, citations by newer patents) is
+ * computed from it at the emulated day (patent-legal.ts, patent-fresh.ts).
  */
 export interface PatentProfile {
   pn: string;
@@ -44,6 +41,7 @@ export interface PatentProfile {
   priorityClaims: { number: string; date: string; country: string }[];
   citedPatents: string[];
   citedNonPatents: string[];
+  /** Citing patents of the fixed index; new publications citing it are added at the date. */
   citedBy: string[];
   citedByCounts: { y3: number; y5: number; simple: number; inpadoc: number; vendor: number };
   family: {
@@ -54,7 +52,6 @@ export interface PatentProfile {
     vendorId: number;
     vendor: string[];
   };
-  legal: { simple: string[]; status: string[]; events: LegalEvent[]; legalDate: number };
   claimCount: number;
   /** Claims and description are "unavailable"; replaceByRelated substitutes `relatedPn`. */
   contentUnavailable: boolean;
@@ -95,11 +92,16 @@ function buildProfile(pn: string): PatentProfile {
   const country = pn.slice(0, 2);
   const kind = /[A-Z]\d?$/.exec(pn)?.[0] ?? "A";
   const granted = isGrant(pn);
-  const topicIndex = rng.int(0, TECH_TOPICS.length - 1);
+  // A dated number (a new publication) has its topic and day from the number; the draws are made
+  // all the same, so every other patent's profile stays what it always was.
+  const dated = datedPublicationDay(pn);
+  const drawnTopic = rng.int(0, TECH_TOPICS.length - 1);
+  const topicIndex = dated === null ? drawnTopic : topicOfNew(pn);
   const topic = TECH_TOPICS[topicIndex] as string;
   // Numbers that carry a year (US2021…A1, JP2020…A, WO2019…, DE102018…) are published that year.
   const year = Number(/^(?:US|JP|WO|DE10)(20\d\d)/.exec(pn)?.[1] ?? rng.int(2010, 2023));
-  const publicationDay = Math.floor(Date.UTC(year, rng.int(0, 11), rng.int(1, 28)) / 86_400_000);
+  const drawnDay = Math.floor(Date.UTC(year, rng.int(0, 11), rng.int(1, 28)) / 86_400_000);
+  const publicationDay = dated ?? drawnDay;
   const filingDay = publicationDay - rng.int(540, 620);
   const priorityDay = filingDay - rng.int(0, 365);
   const grantDay = granted ? publicationDay + rng.int(200, 900) : null;
@@ -110,9 +112,11 @@ function buildProfile(pn: string): PatentProfile {
     Array.from({ length: n }, () => knownPublicationNumber(rng, countries));
   const simple = [pn, ...others(rng.int(0, 3), ["US", "EP", "CN", "JP", "WO"])];
   const inpadoc = [...simple, ...others(rng.int(0, 2))];
-  const citedBy = others(rng.int(0, 12));
+  const drawnCitedBy = others(rng.int(0, 12));
+  // A new publication is cited only by newer ones, at the date (patent-fresh.ts).
+  const citedBy = dated === null ? drawnCitedBy : [];
   const y5 = citedBy.length + rng.int(0, 4);
-  const status = legalStatus(rng, filingDay, publicationDay, grantDay);
+  skipFormerLegalDraws(rng, grantDay !== null);
   const priorityClaims = Array.from({ length: rng.int(1, 2) }, (_, i) => ({
     number: `${applicants[0]?.country === "US" ? "US" : country}${rng.digits(8)}`,
     date: isoDay(priorityDay + i * 30),
@@ -142,7 +146,7 @@ function buildProfile(pn: string): PatentProfile {
     cpcMain: `${IPC[topicIndex]}`.replace(/\/(\d+)$/, (_, g: string) => `/${g}${rng.int(1, 9)}`),
     cpcFurther: rng.sample(IPC, rng.int(1, 4)).map((c) => `${c} (2013.01)`),
     priorityClaims,
-    citedPatents: others(rng.int(0, 8)),
+    citedPatents: [...newReferences(pn), ...others(rng.int(0, 8))],
     citedNonPatents: rng.sample(NON_PATENT_CITATIONS, rng.int(0, 2)),
     citedBy,
     citedByCounts: {
@@ -160,7 +164,6 @@ function buildProfile(pn: string): PatentProfile {
       vendorId: (hashSeed("vendor-family", pn) % 900_000_000) + 100_000_000,
       vendor: [...simple],
     },
-    legal: status,
     claimCount: rng.int(3, 24),
     contentUnavailable: rng.chance(0.1),
     relatedPn: simple[1] ?? knownPublicationNumber(rng, ["WO"]),
@@ -170,41 +173,11 @@ function buildProfile(pn: string): PatentProfile {
   };
 }
 
-function legalStatus(rng: Rng, filingDay: number, publicationDay: number, grantDay: number | null) {
-  const events: LegalEvent[] = [
-    { eventDate: isoDay(filingDay), eventCode: "APP", description: "Application filed" },
-    { eventDate: isoDay(publicationDay), eventCode: "PUB", description: "Application published" },
-  ];
-  let simple = ["Pending"];
-  let status = ["Application Published"];
-  if (grantDay !== null) {
-    events.push({ eventDate: isoDay(grantDay), eventCode: "GRNT", description: "Patent granted" });
-    simple = ["Active"];
-    status = ["Granted"];
-    if (rng.chance(0.2)) {
-      events.push({
-        eventDate: isoDay(grantDay + 1460),
-        eventCode: "EXP",
-        description: "Lapsed: annual fee not paid",
-      });
-      simple = ["Inactive"];
-      status = ["Expired - Fee Related"];
-    } else if (rng.chance(0.5)) {
-      events.push({
-        eventDate: isoDay(grantDay + 1270),
-        eventCode: "FEE",
-        description: "Maintenance fee paid, 4th year",
-      });
-    }
-  } else if (rng.chance(0.25)) {
-    events.push({
-      eventDate: isoDay(publicationDay + 400),
-      eventCode: "WD",
-      description: 'Application "deemed withdrawn"',
-    });
-    simple = ["Inactive"];
-    status = ["Withdrawn"];
-  }
-  const last = events[events.length - 1] as LegalEvent;
-  return { simple, status, events, legalDate: ymdInt(Math.floor(Date.parse(last.eventDate) / 86_400_000)) };
+/**
+ * The legal status was once drawn here, from the same generator; its draws are still made so that
+ * the members drawn after it (priority claims, citations, claims…) stay what they were.
+ */
+function skipFormerLegalDraws(rng: Rng, granted: boolean): void {
+  if (!granted) rng.next();
+  else if (!rng.chance(0.2)) rng.next();
 }

@@ -1,12 +1,20 @@
 import { type PatentIdentifierSlug, requestedIdentifiers } from "../../schema/patent-identifier.js";
+import { DEFAULT_EMULATOR_DAY } from "../clock.js";
 import { isoDay, ymdInt } from "./dates.js";
 import { detailedBibliography } from "./patent-detailed.js";
+import { newCitations } from "./patent-fresh.js";
+import { legalRecordAt } from "./patent-legal.js";
 import { isKnownPublicationNumber, normalizePublicationNumber } from "./patent-numbers.js";
 import { type PatentProfile, patentProfile } from "./patent-profile.js";
 import { ABSTRACT_FORMS, CLAIM_FORMS, type Lang, TECH_TOPICS_BY_LANG, TITLE_FORMS } from "./vocabulary.js";
 
 type Body = Record<string, unknown>;
-type Build = (p: PatentProfile, body: Body) => Record<string, unknown> | Record<string, unknown>[];
+/** One operation's record(s) for a patent at a day (only the legal status and citations change with it). */
+type Build = (
+  p: PatentProfile,
+  body: Body,
+  day: number,
+) => Record<string, unknown> | Record<string, unknown>[];
 
 const IMAGE_HOST = "https://patentimages.emulator.example";
 
@@ -48,15 +56,20 @@ const builders: Record<PatentIdentifierSlug, Build> = {
     ...ids(p),
     abstractDrawingPath: p.hasAbstractDrawing ? `${IMAGE_HOST}/${p.pn}/abstract.png` : null,
   }),
-  "patent-cited-by": (p) => ({
-    ...ids(p),
-    citedBy3y: p.citedByCounts.y3,
-    citedBy5y: p.citedByCounts.y5,
-    citedBySimpleFamily: p.citedByCounts.simple,
-    citedByInpadocFamily: p.citedByCounts.inpadoc,
-    citedByVendorFamily: p.citedByCounts.vendor,
-    citedByPatents: p.citedBy.map((pn) => ({ pn, title: patentProfile(pn).title })),
-  }),
+  "patent-cited-by": (p, _body, day) => {
+    // New publications citing the patent by `day` count in every window: they are at most weeks old.
+    const newer = newCitations(p.pn, day);
+    const n = newer.length;
+    return {
+      ...ids(p),
+      citedBy3y: p.citedByCounts.y3 + n,
+      citedBy5y: p.citedByCounts.y5 + n,
+      citedBySimpleFamily: p.citedByCounts.simple + n,
+      citedByInpadocFamily: p.citedByCounts.inpadoc + n,
+      citedByVendorFamily: p.citedByCounts.vendor + n,
+      citedByPatents: [...p.citedBy, ...newer].map((pn) => ({ pn, title: patentProfile(pn).title })),
+    };
+  },
   "patent-claims": (p, body) => {
     const { source, pnRelated } = contentSource(p, body);
     const claims = source ? claimTexts(source, "en").map((text, i) => ({ num: i + 1, text })) : null;
@@ -145,13 +158,7 @@ const builders: Record<PatentIdentifierSlug, Build> = {
     vendorFamilyId: p.family.vendorId,
     vendorFamily: p.family.vendor,
   }),
-  "patent-legal-status-data": (p) => ({
-    ...ids(p),
-    simpleLegalStatus: p.legal.simple,
-    legalStatus: p.legal.status,
-    eventStatus: p.legal.events,
-    legalDate: p.legal.legalDate,
-  }),
+  "patent-legal-status-data": (p, _body, day) => legalRecordAt(p, day),
   "patent-references": (p) => ({
     ...ids(p),
     citedPatents: citedList(p.citedPatents),
@@ -169,24 +176,37 @@ const builders: Record<PatentIdentifierSlug, Build> = {
 };
 
 /**
- * `data` of a patent-identifier operation: one record per known identifier asked for (`patentId`
- * wins over `patentNumber`; repeats collapse), several per patent for full-text images. Unknown
- * identifiers are simply absent, so `total` can be less than asked.
+ * `data` of a patent-identifier operation at a day (default: the emulator's default date): one
+ * record per known identifier asked for (`patentId` wins over `patentNumber`; repeats collapse),
+ * several per patent for full-text images. Unknown identifiers, and patents not yet published on
+ * that day, are simply absent, so `total` can be less than asked.
  *
  * @example patentIdentifierData("patent-family-data", { patentNumber: "US11234567B2,XX1" }).total // 0 or 1
  */
-export function patentIdentifierData(slug: PatentIdentifierSlug, body: Body): Record<string, unknown> {
+export function patentIdentifierData(
+  slug: PatentIdentifierSlug,
+  body: Body,
+  day = DEFAULT_EMULATOR_DAY,
+): Record<string, unknown> {
   const seen = new Set<string>();
   const profiles: PatentProfile[] = [];
   for (const id of requestedIdentifiers(body)) {
     const pn = normalizePublicationNumber(id);
-    if (seen.has(pn) || !isKnownPublicationNumber(pn)) continue;
+    if (seen.has(pn)) continue;
     seen.add(pn);
-    profiles.push(patentProfile(pn));
+    const p = publishedProfile(pn, day);
+    if (p) profiles.push(p);
   }
   const build = builders[slug];
-  const records = profiles.flatMap((p) => build(p, body));
+  const records = profiles.flatMap((p) => build(p, body, day));
   const data: Record<string, unknown> = { total: records.length, data: records };
   if (slug === "patent-core-bibliography") data["allRecordsCount"] = profiles.length;
   return data;
+}
+
+/** The profile of a number the emulator knows and that is published by `day`; else undefined. */
+export function publishedProfile(pn: string, day: number): PatentProfile | undefined {
+  if (!isKnownPublicationNumber(pn)) return undefined;
+  const p = patentProfile(pn);
+  return p.publicationDay <= day ? p : undefined;
 }

@@ -1,35 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { emulatorOptionsFromFlags } from "../../cli/commands/emulator.js";
 import { DEMO_KEY, type LedgerSnapshot } from "../../emulator/index.js";
+import { runCli } from "./cli-process.js";
 
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
-});
-
-function runCli(args: string[]) {
-  const child = spawn(process.execPath, ["--import", "tsx", "cli/run.ts", ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let out = "";
-  let err = "";
-  child.stdout?.on("data", (d: Buffer) => {
-    out += d.toString();
-  });
-  child.stderr?.on("data", (d: Buffer) => {
-    err += d.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  const waitFor = async (pattern: RegExp) => {
-    for (let i = 0; i < 200 && !pattern.test(out); i++) await new Promise((r) => setTimeout(r, 50));
-    return out;
-  };
-  return { child, exited, waitFor, output: () => ({ out, err }) };
-}
-
-describe("skillsync emulator", () => {
+describe("skillsync emulator", { timeout: 90_000 }, () => {
   it("prints the base URL and the demo key, serves calls with the flags' faults, and stops cleanly on SIGTERM", async () => {
     const cli = runCli(["emulator", "--port", "0", "--latency", "30", "--report-pending-polls", "0"]);
     const out = await cli.waitFor(/Press Ctrl\+C/);

@@ -1,0 +1,33 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { afterEach } from "vitest";
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
+});
+
+/** `skillsync …` as a real process (killed after the test): its output, exit and a wait for a line. */
+export function runCli(args: string[]) {
+  const child = spawn(process.execPath, ["--import", "tsx", "cli/run.ts", ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  let out = "";
+  let err = "";
+  child.stdout?.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr?.on("data", (d: Buffer) => {
+    err += d.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  // A generous deadline: starting tsx on a busy 2-core machine has taken over 10 s.
+  const waitFor = async (pattern: RegExp) => {
+    const deadline = Date.now() + 50_000;
+    while (!pattern.test(out) && child.exitCode === null && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return out;
+  };
+  return { child, exited, waitFor, output: () => ({ out, err }) };
+}
