@@ -10,6 +10,8 @@ import { runQuality } from "./007_run_quality.js";
 import { itemReuse } from "./008_item_reuse.js";
 import { workerTables } from "./009_workers.js";
 import { readerLoginTable } from "./010_reader_login.js";
+import { loadTables } from "./011_loads.js";
+import { windowTables } from "./012_windows.js";
 
 /**
  * The numbered migrations, in order. Names never change once released; new ones are appended.
@@ -27,5 +29,7 @@ export function allMigrations(adapter: WarehouseAdapter): Record<string, Migrati
     "008_item_reuse": itemReuse(adapter),
     "009_workers": workerTables(adapter),
     "010_reader_login": readerLoginTable(adapter),
+    "011_loads": loadTables(adapter),
+    "012_windows": windowTables(adapter),
   };
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { SLUG_PATTERN } from "./catalog.js";
 import { scheduleSchema } from "./schedule.js";
 import { COLUMN_TYPES } from "./table.js";
+import { windowSchema } from "./window.js";
 
 /** Table and column names: plain snake_case identifiers, so no SQL is ever built from free text. */
 export const sqlIdentifier = z
@@ -130,7 +131,12 @@ export const recordsSchema = z
     path: memberPath,
     table: sqlIdentifier,
     key: z.array(sqlIdentifier).min(1).optional(),
-    mode: z.enum(["append", "replace", "merge"]).default("merge"),
+    /**
+     * `merge` upserts on the key; `replace` keeps only the last complete run's rows; `append` adds
+     * every row; `history` keeps a version per change of a key's row or its children
+     * (`valid_from`, `valid_to`, `load_id`), with `<table>_current` and `<table>_changes` views.
+     */
+    mode: z.enum(["append", "replace", "merge", "history"]).default("merge"),
     columns: z.record(sqlIdentifier, columnSpecSchema).default({}),
     /** Every member the columns do not name lands here as JSON (false: drop them, not recommended). */
     extra: z.union([sqlIdentifier, z.literal(false)]).default("extra"),
@@ -139,10 +145,17 @@ export const recordsSchema = z
     indexes: z.array(z.array(sqlIdentifier).min(1)).optional(),
     children: z.array(childSchema).default([]),
   })
-  .refine((r) => r.mode !== "merge" || (r.key?.length ?? 0) > 0, {
-    message: "mode merge needs a key",
+  .refine((r) => (r.mode !== "merge" && r.mode !== "history") || (r.key?.length ?? 0) > 0, {
+    message: "mode merge and mode history need a key",
     path: ["key"],
   })
+  .refine(
+    (r) => r.mode !== "history" || [r.table, ...r.children.map((c) => c.table)].every((t) => t.length <= 55),
+    {
+      message: "a history table's name takes at most 55 characters (its views add _current and _changes)",
+      path: ["table"],
+    },
+  )
   .refine((r) => r.children.length === 0 || (r.key?.length ?? 0) > 0, {
     message: "child tables need the parent's key, to link their rows",
     path: ["key"],
@@ -185,6 +198,8 @@ export const pipelineSchema = z.strictObject({
   request: z.record(z.string(), z.unknown()).default({}),
   batch: batchSchema.optional(),
   paginate: paginateSchema.optional(),
+  /** Date windows: the range cut into windows, each asked once (`{{window.start}}`, `{{window.end}}`). */
+  window: windowSchema.optional(),
   records: recordsSchema,
   /** Makes `skill` an asynchronous report: create once, poll, download and load each CSV part. */
   report: reportSchema.optional(),

@@ -14,4 +14,10 @@ export interface TableDef {
   /** Whether the key is unique (merge and replace upsert on it; append keeps every row). */
   unique?: boolean;
   indexes?: string[][];
+  /**
+   * `mode: history`: the table keeps versions. `parent`: one row per key and `valid_from`, at most
+   * one current (`valid_to` null) per key; `child`: rows of a parent's version (`valid_from` is the
+   * parent version's). The key is then not unique on its own.
+   */
+  versioned?: "parent" | "child";
 }

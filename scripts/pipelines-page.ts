@@ -57,8 +57,12 @@ export function describePipeline(p: LoadedPipeline): string {
     ? ` · report polled with ${code(report.status)}, parts from ${code(report.download)}`
     : "";
   const paging = p.paginate ? ` · paged by ${code(p.paginate.member)} (${p.paginate.style})` : "";
+  const w = p.window;
+  const windows = w
+    ? ` · date windows of ${code(w.step)} from ${code(w.start)} to ${code(w.end)}${w.lookback ? `, lookback ${w.lookback}` : ""}`
+    : "";
   lines.push(
-    `Skill ${code(p.skill)} · input ${inputText(p)}${paging}${async} · responses reused for ${p.freshness} · ${mapping.mode} into ${code(mapping.table.name)}`,
+    `Skill ${code(p.skill)} · input ${inputText(p)}${windows}${paging}${async} · responses reused for ${p.freshness} · ${mapping.mode} into ${code(mapping.table.name)}`,
     "",
   );
   const params = Object.entries(p.params);

@@ -427,7 +427,7 @@ export async function isLoaded(
     sql`exists (select 1 from ${sql.table(table)}
       where request_hash = ${hash} and run_id = ${runId} and pipeline = ${pipeline}${also})`;
   const r = await sql<{ loaded: number }>`select case
-      when ${loadedIn("skillsync_calls", sql` and loaded_rows is not null`)} or ${loadedIn("skillsync_loads")}
+      when ${loadedIn("skillsync_calls", sql` and loaded_rows is not null`)} or ${loadedIn("skillsync_part_loads")}
       then 1 else 0 end as loaded`.execute(w.db);
   return Number(r.rows[0]?.loaded) === 1;
 }
@@ -444,7 +444,7 @@ export async function markLoaded(db: Kysely<AnyDB>, marks: LoadMark[]): Promise<
   if (!marks.length) return;
   const at = now();
   await db
-    .insertInto("skillsync_loads")
+    .insertInto("skillsync_part_loads")
     .values(
       marks.map((m) => ({
         run_id: m.runId,

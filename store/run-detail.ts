@@ -1,5 +1,6 @@
 import { readJson } from "../connectors/warehouse/adapter.js";
 import type { Warehouse } from "../connectors/warehouse/open.js";
+import { type LoadRow, loadsOfRun } from "./loads.js";
 import { getRun } from "./runs.js";
 
 /** One pipeline of a run, across all the run's parts, from the call ledger. */
@@ -25,6 +26,8 @@ export interface RunDetail {
   run: Record<string, unknown>;
   warnings: string[];
   pipelines: PipelineDetail[];
+  /** Each pipeline's part of the run as a load: what it inserted, and in history tables what changed. */
+  loads: LoadRow[];
 }
 
 const OUTCOME_FIELD: Record<string, keyof PipelineDetail> = {
@@ -102,9 +105,9 @@ export async function runDetail(w: Warehouse, id: string): Promise<RunDetail | u
       count: Number(f.n),
     });
   }
-  // Report parts (and loads by versions before 005) are marked in skillsync_loads instead.
+  // Report parts (and loads by versions before 005) are marked in skillsync_part_loads instead.
   const marks = await w.db
-    .selectFrom("skillsync_loads")
+    .selectFrom("skillsync_part_loads")
     .select((eb) => ["pipeline", eb.fn.sum("rows").as("rows")])
     .where("run_id", "=", id)
     .groupBy("pipeline")
@@ -121,5 +124,6 @@ export async function runDetail(w: Warehouse, id: string): Promise<RunDetail | u
     run,
     warnings: readJson<string[] | null>(run["warnings"] ?? null) ?? [],
     pipelines: [...byPipeline.values()],
+    loads: await loadsOfRun(w, id),
   };
 }

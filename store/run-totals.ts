@@ -28,7 +28,7 @@ export async function ledgerTotals(w: Warehouse, runId: string): Promise<LedgerT
   const r = await sql<{ credits: unknown; rows: unknown; parts: unknown; rejected: unknown }>`select
       (select coalesce(sum(credits), 0) from skillsync_calls where run_id = ${runId}) as credits,
       (select coalesce(sum(loaded_rows), 0) from skillsync_calls where run_id = ${runId}) as rows,
-      (select coalesce(sum(rows), 0) from skillsync_loads where run_id = ${runId}) as parts,
+      (select coalesce(sum(rows), 0) from skillsync_part_loads where run_id = ${runId}) as parts,
       (select count(*) from skillsync_rejects where run_id = ${runId}) as rejected`.execute(w.db);
   const row = r.rows[0]!;
   return {

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { registerBudgetCommand } from "./budget.js";
 import { registerCallCommand } from "./call.js";
+import { registerChangesCommand } from "./changes.js";
 import { registerDemoCommand } from "./demo.js";
 import { registerEmulatorCommand } from "./emulator.js";
 import { registerMcpCommand } from "./mcp.js";
@@ -22,6 +23,7 @@ export function registerCommands(program: Command): void {
   registerToolsCommand(program);
   registerRunCommands(program);
   registerRunsCommand(program);
+  registerChangesCommand(program);
   registerReportsCommand(program);
   registerWarehouseCommands(program);
   registerBudgetCommand(program);

@@ -17,6 +17,7 @@ import {
   withWarehouse,
 } from "../context.js";
 import { printJson, printLine, printTable } from "../output.js";
+import { printWindowPlans } from "../plan-windows.js";
 import { makeReporter, progressLine } from "../progress.js";
 import { openWorkers, type WorkersFlags, withWorkersOptions, workersFlags } from "../workers-option.js";
 
@@ -129,6 +130,7 @@ async function runCommand(refs: string[], flags: RunFlags): Promise<void> {
       printLine(`run ${summary.runId}${summary.resumed ? " (resumed)" : ""}: ${summary.status}`);
       printLine(progressLine(summary.counters));
       if (summary.stopReason) printLine(`stopped: ${summary.stopReason}`);
+      for (const n of summary.notes) printLine(`note: ${n}`);
       for (const w of summary.warnings) printLine(`warning: ${w}`);
       if (summary.status === "failed" && summary.warnings.length && !summary.failures.length)
         printLine("failed: --strict (or strict: true) makes these warnings fail the run");
@@ -187,6 +189,7 @@ async function planCommand(refs: string[], flags: RunFlags): Promise<void> {
         fed_by: p.dependsOn ? chainNote(p.dependsOn) : "",
       })),
     );
+    printWindowPlans(plan.pipelines);
     const caveat = plan.unbounded.length
       ? ` (not counting ${plan.unbounded.join(", ")}: unknown until the pipelines feeding them have run)`
       : "";

@@ -10,7 +10,10 @@ export function registerRunsCommand(program: Command): void {
   program
     .command("runs")
     .description("list past runs (trigger, calls, credits, rows, outcome), or one run per pipeline")
-    .argument("[id]", "a run id: calls, from store, from another run, credits, rows, rejects, failures")
+    .argument(
+      "[id]",
+      "a run id: calls, from store, from another run, credits, rows, rejects, failures, loads",
+    )
     .option("--db <url>", "warehouse URL")
     .option("--limit <n>", "how many runs", "20")
     .option("--json", "print JSON")
@@ -77,6 +80,21 @@ function printRun(id: string, d: RunDetail | undefined, json: boolean): void {
       rejects: p.rejects,
     })),
   );
+  if (d.loads.length) {
+    printLine("loads:");
+    printTable(
+      d.loads.map((l) => ({
+        load: l.id,
+        pipeline: l.pipeline,
+        started: l.startedAt.slice(0, 19),
+        finished: l.finishedAt?.slice(0, 19) ?? "",
+        "rows inserted": l.rowsInserted,
+        "new versions": l.versionsNew,
+        unchanged: l.unchanged,
+        closed: l.closed,
+      })),
+    );
+  }
   const reused = Number(r["items_reused"] ?? 0);
   if (reused) {
     printLine(

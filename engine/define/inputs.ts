@@ -24,6 +24,11 @@ export interface InputContext {
    * the empty table the run makes.
    */
   notYetMade?: readonly string[] | undefined;
+  /**
+   * How young a stored answer must be to count as fresh, for `:fresh_since` (default the pipeline's
+   * `freshness`): 0 under `--refresh` (only what was seen this very moment counts as fresh).
+   */
+  freshnessMs?: number | undefined;
 }
 
 function clean(values: unknown[]): string[] {
@@ -105,9 +110,14 @@ function csvColumn(file: string, header: string[], source: string): string {
   ]);
 }
 
-function freshSince(p: LoadedPipeline): string {
-  return new Date(Date.now() - durationMs(p.freshness)).toISOString();
+function freshSince(p: LoadedPipeline, freshnessMs = durationMs(p.freshness)): string {
+  // Nothing is fresh: a time no row was seen at (and text that sorts after every ISO time).
+  if (freshnessMs === NOTHING_FRESH) return "9999-12-31T23:59:59.999Z";
+  return new Date(Date.now() - freshnessMs).toISOString();
 }
+
+/** `freshnessMs` that makes `:fresh_since` count nothing as fresh: the input query's whole scope. */
+const NOTHING_FRESH = Number.NEGATIVE_INFINITY;
 
 /**
  * A query with `:name` placeholders bound as parameters (never spliced into the text): the
@@ -165,7 +175,9 @@ async function fromSource(p: LoadedPipeline, source: InputSource, ctx: InputCont
   if ("sql" in source) {
     if (ctx.notYetMade?.some((t) => new RegExp(`\\b${t}\\b`, "i").test(source.sql))) return [];
     // The one read-only path: a pipeline's input query can read, never write (nor in `plan`).
-    const q = bindSql(source.sql, { fresh_since: freshSince(p), ...ctx.params }).compile(ctx.warehouse.db);
+    const q = bindSql(source.sql, { fresh_since: freshSince(p, ctx.freshnessMs), ...ctx.params }).compile(
+      ctx.warehouse.db,
+    );
     try {
       const rows = await readWarehouse(ctx.warehouse, q.sql, {
         params: q.parameters,
@@ -191,6 +203,16 @@ async function fromSource(p: LoadedPipeline, source: InputSource, ctx: InputCont
     ]);
   }
   return clean(await ctx.sheet(source.sheet.spreadsheet, source.sheet.range));
+}
+
+/**
+ * How many inputs a pipeline's input SQL would give if nothing were fresh, when it skips fresh
+ * ones (reads `:fresh_since`); undefined otherwise. A run that finds nothing to ask says why.
+ */
+export async function inputScope(p: LoadedPipeline, ctx: InputContext): Promise<number | undefined> {
+  const sources = !p.input ? [] : Array.isArray(p.input.from) ? p.input.from : [p.input.from];
+  if (!sources.some((s) => "sql" in s && /:fresh_since\b/.test(s.sql))) return undefined;
+  return (await resolveInput(p, { ...ctx, freshnessMs: NOTHING_FRESH }))?.length;
 }
 
 /** The values that fan out into calls: the first source (in order) that yields any. */

@@ -7,6 +7,7 @@ import { objectKeysAt } from "../../schema/keys.js";
 import { type PipelineFile, pipelineSchema } from "../../schema/pipeline.js";
 import { defaultIssues } from "./params.js";
 import { undefinedTemplates } from "./template-check.js";
+import { windowIssues } from "./windows.js";
 
 export interface LoadedPipeline extends PipelineFile {
   /** Absolute path of the file it came from. */
@@ -88,7 +89,12 @@ export function parsePipeline(text: string, file: string): LoadedPipeline {
   }
   const parsed = pipelineSchema.safeParse(value);
   const issues: Issue[] = parsed.success
-    ? [...defaultIssues(parsed.data.params), ...undefinedTemplates(parsed.data)]
+    ? [
+        ...defaultIssues(parsed.data.params),
+        ...undefinedTemplates(parsed.data),
+        ...windowIssues(parsed.data),
+        ...reportModeIssues(parsed.data),
+      ]
     : fromZodIssues(parsed.error.issues, {
         input: value,
         knownKeys: (path) => objectKeysAt(pipelineSchema, path),
@@ -103,6 +109,17 @@ export function parsePipeline(text: string, file: string): LoadedPipeline {
     );
   }
   return { ...parsed.data, file };
+}
+
+/** A report's rows are its parts' CSV rows, written as they stream: not as versions. */
+function reportModeIssues(p: PipelineFile): Issue[] {
+  if (!p.report || p.records.mode !== "history") return [];
+  return [
+    {
+      path: ["records", "mode"],
+      message: "a report pipeline loads in mode merge, replace or append, not history",
+    },
+  ];
 }
 
 /** zod says only "Invalid key in record" for a bad table/column name; say what a name must be. */

@@ -1,7 +1,9 @@
 import type { ParamValue } from "./params.js";
 
-const WHOLE = /^\{\{\s*([a-zA-Z][a-zA-Z0-9_]*)\s*\}\}$/;
-const ANY = /\{\{\s*([a-zA-Z][a-zA-Z0-9_]*)\s*\}\}/g;
+// A name: a param (`seed`), or a dotted one with a format (`window.start:yyyymmdd`, define/windows.ts).
+const NAME = String.raw`([a-zA-Z][a-zA-Z0-9_]*(?:\.[a-zA-Z][a-zA-Z0-9_]*)*(?::[a-zA-Z0-9]+)?)`;
+const WHOLE = new RegExp(String.raw`^\{\{\s*${NAME}\s*\}\}$`);
+const ANY = new RegExp(String.raw`\{\{\s*${NAME}\s*\}\}`, "g");
 
 export type Vars = Record<string, ParamValue | ParamValue[] | undefined>;
 

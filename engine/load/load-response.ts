@@ -1,14 +1,16 @@
 import type { Kysely } from "kysely";
-import { keyOf, lastPerKey } from "../../connectors/warehouse/bulk.js";
+import { keyOf, lastPerKey, type WarehouseTx } from "../../connectors/warehouse/bulk.js";
 import { isDeadlock } from "../../connectors/warehouse/driver-errors.js";
 import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
 import type { TableDef } from "../../schema/table.js";
 import { finishLoaded, insertCalls, insertRejects } from "../../store/ledger.js";
+import { countLoad } from "../../store/loads.js";
 import type { ParamValues } from "../define/params.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import type { PlannedCall } from "../extract/planned-calls.js";
 import type { CompiledMapping } from "../normalize/mapping.js";
 import type { Normalised, Reject, Row } from "../normalize/row.js";
+import { type HistoryCounts, writeHistory } from "./history.js";
 import { deleteChildren, upserts, writeRows } from "./write-rows.js";
 
 /** What the ledger records with an answer's rows. */
@@ -34,6 +36,8 @@ export interface LoadTarget {
   pipeline: LoadedPipeline;
   params: ParamValues;
   mapping: CompiledMapping;
+  /** The load (skillsync_loads) these answers belong to: its rows carry it, its counts grow. */
+  loadId?: number | undefined;
 }
 
 export interface Loaded {
@@ -69,6 +73,7 @@ export async function loadAnswers(
       params: c.params,
       observedAt: a.receivedAt,
       runId,
+      loadId: c.loadId,
       skill: pipeline.skill,
     }),
   );
@@ -82,18 +87,28 @@ export async function loadAnswers(
   let counts: number[] = [];
   await retryDeadlock(() =>
     w.transaction(async (tx) => {
-      const parents = merged.rows.get(mapping.table.name) ?? [];
-      let written = await writeRows(tx, tables.table, parents, mapping.mode);
-      for (const child of tables.children) {
-        const rows = merged.rows.get(child.name) ?? [];
-        if (mapping.mode === "merge") await deleteChildren(tx, child, tables.table.key, parents);
-        written += await writeRows(tx, child, rows, mapping.mode);
-      }
-      // One answer: what was written is its count. Several: each as its own load would have written.
+      const w = await writeTables(
+        tx,
+        { ...tables, volatile: mapping.volatile, mode: mapping.mode },
+        merged.rows,
+      );
+      // One answer: what was written is its count. Several: each as its own load would have written
+      // (history: the group's versions are counted on its last answer).
       counts =
         answers.length === 1
-          ? [written]
-          : answerCounts(each, written, [tables.table, ...tables.children], mapping.mode);
+          ? [w.rows]
+          : w.history
+            ? answers.map((_, i) => (i === answers.length - 1 ? w.rows : 0))
+            : answerCounts(each, w.rows, [tables.table, ...tables.children], mapping.mode);
+      if (c.loadId !== undefined) {
+        const h = w.history;
+        await countLoad(tx.db, c.loadId, {
+          rowsInserted: w.rows,
+          versionsNew: h?.versions ?? 0,
+          unchanged: h?.unchanged ?? 0,
+          closed: h?.closed ?? 0,
+        });
+      }
       await insertRejects(
         tx.db,
         runId,
@@ -113,6 +128,25 @@ export async function loadAnswers(
     rejected: merged.rejects.length,
     firstReject: merged.rejects[0]?.reason,
   };
+}
+
+/** Writes a group's rows into the parent table and its children as the mode says; returns what it wrote. */
+async function writeTables(
+  tx: WarehouseTx,
+  m: Pick<CompiledMapping, "table" | "children" | "volatile" | "mode">,
+  rows: Map<string, Row[]>,
+): Promise<{ rows: number; history?: HistoryCounts }> {
+  if (m.mode === "history") {
+    const history = await writeHistory(tx, m, rows);
+    return { rows: history.rows, history };
+  }
+  const parents = rows.get(m.table.name) ?? [];
+  let written = await writeRows(tx, m.table, parents, m.mode);
+  for (const child of m.children) {
+    if (m.mode === "merge") await deleteChildren(tx, child, m.table.key, parents);
+    written += await writeRows(tx, child, rows.get(child.name) ?? [], m.mode);
+  }
+  return { rows: written };
 }
 
 /**
@@ -193,7 +227,11 @@ function mergeNormalised(
   const lastWith = new Map<unknown, number>();
   // Whether a parent comes in two answers: only then are children dropped (and their keys made).
   let again = false;
-  if (mapping.mode === "merge" && mapping.table.key.length && mapping.children.length) {
+  if (
+    (mapping.mode === "merge" || mapping.mode === "history") &&
+    mapping.table.key.length &&
+    mapping.children.length
+  ) {
     each.forEach((n, i) => {
       for (const r of n.rows.get(parentName) ?? []) {
         const k = parentKey(r);

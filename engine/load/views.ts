@@ -5,6 +5,19 @@ import { SkillsyncError, ValidationError } from "../../core/errors.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 
 /**
+ * Makes view `name` show `body` unless it already does (its mark is the body's hash); another
+ * process making the same view at the same moment is not an error.
+ */
+export async function ensureView(w: Warehouse, name: string, body: string): Promise<void> {
+  const mark = `skillsync view ${createHash("sha256").update(body).digest("hex").slice(0, 16)}`;
+  try {
+    await w.adapter.ensureView(w.db, name, body, mark);
+  } catch (err) {
+    if (!isViewCreatedMeanwhile(err)) throw err;
+  }
+}
+
+/**
  * Creates the views a pipeline declares, and re-creates a view whose declared SQL changed; a view
  * the warehouse already has as declared is left alone. Each must be one SELECT.
  *
@@ -21,12 +34,9 @@ export async function ensureViews(w: Warehouse, p: LoadedPipeline): Promise<void
         { path: ["views", v.name], message: "must be a single SELECT statement" },
       ]);
     }
-    const mark = `skillsync view ${createHash("sha256").update(body).digest("hex").slice(0, 16)}`;
     try {
-      await w.adapter.ensureView(w.db, v.name, body, mark);
+      await ensureView(w, v.name, body);
     } catch (err) {
-      // Another run made the same view at the same moment.
-      if (isViewCreatedMeanwhile(err)) continue;
       // Another process held the warehouse: not the pipeline file's fault (every run ensures the
       // built-in views, so that file may not even be part of this run).
       if (isBusy(err) || isDeadlock(err)) {

@@ -1,9 +1,11 @@
 import type { Kysely } from "kysely";
 import type { AnyDB, WarehouseTx } from "../../connectors/warehouse/open.js";
+import type { RecordsSpec } from "../../schema/pipeline.js";
 import type { TableDef } from "../../schema/table.js";
 import type { Row } from "../normalize/row.js";
 
-type Mode = "append" | "replace" | "merge";
+/** The modes that write rows as they come (`history` writes versions: history.ts). */
+type Mode = Exclude<RecordsSpec["mode"], "history">;
 
 /**
  * Writes typed rows into a table inside the caller's transaction, through the warehouse's bulk
@@ -20,7 +22,7 @@ export async function writeRows(tx: WarehouseTx, def: TableDef, rows: Row[], mod
 }
 
 /** Whether rows of `def` written in `mode` replace the row of their key (else every row is added). */
-export function upserts(def: TableDef, mode: Mode): boolean {
+export function upserts(def: TableDef, mode: RecordsSpec["mode"]): boolean {
   return mode !== "append" && def.key.length > 0 && def.unique !== false;
 }
 

@@ -3,7 +3,14 @@ import { parse } from "csv-parse";
 import { snakeCase } from "./convert.js";
 
 /** Column names the toolkit adds to every report table; a CSV header of the same name gets `csv_`. */
-export const REPORT_META_COLUMNS = ["report_id", "report_part", "report_row", "run_id", "loaded_at"] as const;
+export const REPORT_META_COLUMNS = [
+  "report_id",
+  "report_part",
+  "report_row",
+  "run_id",
+  "loaded_at",
+  "load_id",
+] as const;
 
 const CHUNK_CHARS = 64 * 1024;
 // Letters NFKD does not take apart.

@@ -30,7 +30,19 @@ type BatchValue = unknown;
 export const META_COLUMNS = [
   { name: "run_id", type: "text" },
   { name: "loaded_at", type: "timestamp" },
+  { name: "load_id", type: "integer" },
 ] as const;
+
+/** What a `history` table's rows carry besides their content: the span each version was current. */
+export const VERSION_COLUMNS = [
+  { name: "valid_from", type: "timestamp" },
+  { name: "valid_to", type: "timestamp" },
+] as const;
+
+/** A `history` parent's fingerprint of its row's content and its children's (history.ts). */
+export const VERSION_HASH = "version_hash";
+/** A `history` parent's fingerprint of its children's content alone (the changes view's child rows). */
+export const CHILDREN_HASH = "children_hash";
 
 function compileColumn(name: string, spec: ColumnSpec): CompiledColumn {
   const s = typeof spec === "string" ? { type: spec } : spec;
@@ -204,6 +216,7 @@ function slowRow(
   }
   row["run_id"] = ctx.runId;
   row["loaded_at"] = ctx.observedAt;
+  row["load_id"] = ctx.loadId ?? null;
   return row;
 }
 
@@ -211,6 +224,11 @@ export interface CompiledMapping {
   table: TableDef;
   children: TableDef[];
   mode: RecordsSpec["mode"];
+  /**
+   * Columns that say when a row was seen, not what it holds (read from `$observedAt`): a `history`
+   * table does not make a new version when only these differ.
+   */
+  volatile: ReadonlySet<string>;
   /** With `inferColumns`: adds the columns the data brings and gives the tables to write. */
   infer: ColumnInference | undefined;
   /** Records of one response → typed rows per table; records that cannot be typed are rejected, not fatal. */
@@ -218,6 +236,17 @@ export interface CompiledMapping {
 }
 
 const NONE: ReadonlySet<string> = new Set();
+
+function volatileColumns(spec: RecordsSpec): Set<string> {
+  const all = [spec.columns, ...spec.children.map((c) => c.columns)];
+  return new Set(
+    all.flatMap((cols) =>
+      Object.entries(cols).flatMap(([name, c]) =>
+        typeof c !== "string" && c.from === "$observedAt" ? [name] : [],
+      ),
+    ),
+  );
+}
 
 function asList(v: unknown): unknown[] {
   if (v === null || v === undefined) return [];
@@ -240,6 +269,7 @@ export function compileMapping(declared: RecordsSpec): CompiledMapping {
     columns: def.columns.filter((c) => c.name !== INFER_STAGING),
   });
   const key = spec.key ?? [];
+  const history = spec.mode === "history";
   const parent = compileTable(spec.table, spec.columns, staging(spec.extra), key);
   const childParts = spec.children.map((c: ChildSpec) => {
     const sources = typeof c.path === "string" ? [{ path: c.path, set: undefined }] : c.path;
@@ -257,10 +287,12 @@ export function compileMapping(declared: RecordsSpec): CompiledMapping {
         ...setCols.map((n) => ({ name: n, type: "text" as const })),
         { name: c.valueColumn, type: "text" },
         ...t.def.columns.filter((col) => col.name !== c.valueColumn),
+        ...(history ? VERSION_COLUMNS : []),
       ],
       key: [...key, "position"],
-      unique: spec.mode !== "append",
+      unique: spec.mode !== "append" && !history,
       indexes: key.length ? [key] : [],
+      ...(history ? { versioned: "child" as const } : {}),
     };
     // Per source: the path compiled and the `set` values as the columns take them, made once.
     const compiledSources = sources.map((src) => ({
@@ -272,12 +304,28 @@ export function compileMapping(declared: RecordsSpec): CompiledMapping {
   const readRecords = compilePath(spec.path);
   const childTops = new Set(childParts.flatMap((c) => c.sources.map((s) => s.path.split(".")[0] ?? s.path)));
 
-  const table = visible({ ...parent.def, unique: spec.mode !== "append", indexes: spec.indexes ?? [] });
+  const table = visible({
+    ...parent.def,
+    ...(history
+      ? {
+          columns: [
+            ...parent.def.columns,
+            ...VERSION_COLUMNS,
+            { name: VERSION_HASH, type: "text" as const },
+            { name: CHILDREN_HASH, type: "text" as const },
+          ],
+          versioned: "parent" as const,
+        }
+      : {}),
+    unique: spec.mode !== "append" && !history,
+    indexes: spec.indexes ?? [],
+  });
   const children = childParts.map((c) => visible(c.table.def));
   return {
     table,
     children,
     mode: spec.mode,
+    volatile: volatileColumns(spec),
     infer: spec.inferColumns
       ? createInference([
           { def: table, staging: parent.extra as string },

@@ -62,7 +62,7 @@ export function generateRow(
   extra: string | false,
   consumed: ReadonlySet<string>,
 ): FastRow | undefined {
-  const names = [...columns.map((c) => c.name), ...(extra ? [extra] : []), "run_id", "loaded_at"];
+  const names = [...columns.map((c) => c.name), ...(extra ? [extra] : []), "run_id", "loaded_at", "load_id"];
   // `__proto__` in an object literal sets the prototype instead of a member.
   const members = columns.flatMap((c) => c.member?.parts ?? []);
   if ([...names, ...members].includes("__proto__")) return undefined;
@@ -89,7 +89,7 @@ export function generateRow(
         : ""
     }
     return {
-      ${[...fields, ...(extra ? [`${lit(extra)}: extra`] : []), `"run_id": ctx.runId`, `"loaded_at": ctx.observedAt`].join(",\n      ")}
+      ${[...fields, ...(extra ? [`${lit(extra)}: extra`] : []), `"run_id": ctx.runId`, `"loaded_at": ctx.observedAt`, `"load_id": ctx.loadId ?? null`].join(",\n      ")}
     };`;
   const make = new Function(
     "toColumn",

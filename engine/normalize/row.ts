@@ -8,6 +8,8 @@ export interface RecordContext {
   params: Record<string, unknown>;
   observedAt: string;
   runId: string;
+  /** The load (skillsync_loads) the rows belong to; none outside a run (tests, the benchmark). */
+  loadId?: number | null | undefined;
   skill: string;
 }
 

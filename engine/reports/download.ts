@@ -5,6 +5,7 @@ import type { Readable } from "node:stream";
 import { createGunzip, gzipSync } from "node:zlib";
 import { SkillClient } from "../../connectors/skill-api/client.js";
 import { spoolStoredBody } from "../../store/chunks.js";
+import { openLoad } from "../../store/loads.js";
 import { getJob, type ReportJob, reportIdsOf, updateJob } from "../../store/report-jobs.js";
 import type { PlannedCall } from "../extract/planned-calls.js";
 import { type JobContext, reportFailure, stopped } from "./context.js";
@@ -116,6 +117,7 @@ async function downloadInto(
           params: ctx.params,
           observedAt,
           runId: ctx.runId,
+          loadId: await openLoad(w, ctx.runId, ctx.pipeline.name),
           skill: ctx.pipeline.skill,
         },
       });

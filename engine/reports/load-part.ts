@@ -3,6 +3,7 @@ import type { Kysely } from "kysely";
 import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
 import { ensureTable } from "../../connectors/warehouse/tables.js";
 import { insertRejects, markLoaded } from "../../store/ledger.js";
+import { countLoad } from "../../store/loads.js";
 import { getJob, updateJob } from "../../store/report-jobs.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import { writeRows } from "../load/write-rows.js";
@@ -77,7 +78,10 @@ export async function loadPart(p: PartToLoad): Promise<PartLoaded> {
         return rec;
       });
       const n = table.mapping.normalise(input, p.context);
-      rows += await writeRows(tx, table.def, n.rows.get(table.def.name) ?? [], table.mapping.mode);
+      const mode = table.mapping.mode;
+      // The pipeline schema refuses `history` for report pipelines: a report's rows are its parts'.
+      if (mode === "history") throw new Error("a report pipeline cannot load in mode history");
+      rows += await writeRows(tx, table.def, n.rows.get(table.def.name) ?? [], mode);
       const rejects = [
         ...n.rejects,
         ...b.malformed.map((m) => ({ table: table.def.name, reason: m.reason, record: m.cells })),
@@ -93,6 +97,9 @@ export async function loadPart(p: PartToLoad): Promise<PartLoaded> {
     if (!first.done) await write(first.value);
     for await (const b of batches) await write(b);
     await markPartLoaded(trx, p, job.partsLoaded, job.rowsLoaded + rows, rows);
+    const loadId = p.context.loadId;
+    if (loadId != null)
+      await countLoad(trx, loadId, { rowsInserted: rows, versionsNew: 0, unchanged: 0, closed: 0 });
     return false;
   });
   if (skipped) await batches.return(undefined);

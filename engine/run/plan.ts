@@ -9,6 +9,7 @@ import { type CallFactory, callFactory, type Prepare, splitBatchValues } from ".
 import { partitionFresh } from "./item-reuse.js";
 import { type ChainBound, chainBound, rowsAtMost, upstreamOf } from "./plan-chain.js";
 import { type Compiled, compilePipelines, tablesMadeBy } from "./prepare.js";
+import { planWindowCalls, type WindowPlan } from "./window-plan.js";
 
 export interface PipelinePlan {
   pipeline: string;
@@ -39,6 +40,8 @@ export interface PipelinePlan {
    * part in the store (loaded for 0 credits), and those the calls will pay for.
    */
   items?: { asked: number; fromStore: number; toPay: number };
+  /** A pipeline with a `window:` block: every window of its range, what a run does with it, its calls and credits. */
+  windows?: WindowPlan[];
 }
 
 /**
@@ -80,13 +83,21 @@ export async function planPipelines(o: {
       params: c.params,
       sheet: o.sheet,
       notYetMade,
+      // --refresh reaches `:fresh_since` too: inputs the query would skip as fresh are asked again.
+      freshnessMs: o.refresh ? 0 : undefined,
     });
-    const factory = callFactory(p, c.params, prices, o.prepare);
+    const windowed = p.window
+      ? await planWindowCalls(o.warehouse, c, values, prices, o.prepare, {
+          refresh: o.refresh,
+          recorded: have.has("skillsync_windows"),
+        })
+      : undefined;
+    const factory = windowed?.factory ?? callFactory(p, c.params, prices, o.prepare);
     const items = await itemsToPay(o.warehouse, c, factory, values, o.refresh === true);
-    const calls = factory.all(items ? items.toPay : values);
+    const calls = windowed?.calls ?? factory.all(items ? items.toPay : values);
     // Which calls the store answers: one query per 500 calls, no stored body read.
-    const stored = new Set<string>();
-    for (let i = 0; i < calls.length && c.freshnessMs > 0; i += 500) {
+    const stored = windowed?.stored ?? new Set<string>();
+    for (let i = 0; i < calls.length && c.freshnessMs > 0 && !windowed; i += 500) {
       const hashes = calls.slice(i, i + 500).map((x) => x.hash);
       for (const h of await freshHashes(o.warehouse.db, hashes, c.freshnessMs)) stored.add(h);
     }
@@ -124,6 +135,7 @@ export async function planPipelines(o: {
       ...(items
         ? { items: { asked: items.asked, fromStore: items.fromStore, toPay: items.toPay.length } }
         : {}),
+      ...(windowed ? { windows: windowed.windows } : {}),
     });
   }
   return {

@@ -6,6 +6,7 @@ import { durationMs } from "../../schema/pipeline.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { type ParamValue, type ParamValues, resolveParams } from "../define/params.js";
 import { type LoadedPipeline, listBuiltinPipelines, loadPipeline } from "../define/pipeline-file.js";
+import { ensureHistoryViews, historyViewNames } from "../load/history-views.js";
 import { ensureViews } from "../load/views.js";
 import { type CompiledMapping, compileMapping } from "../normalize/mapping.js";
 
@@ -79,6 +80,7 @@ export function tablesMadeBy(pipelines: LoadedPipeline[]): string[] {
   for (const p of [...builtinPipelines(), ...pipelines]) {
     const mapping = compileMapping(p.records);
     for (const t of [mapping.table, ...mapping.children]) names.add(t.name);
+    for (const v of historyViewNames(mapping)) names.add(v);
     for (const v of p.views) names.add(v.name);
   }
   return [...names];
@@ -91,6 +93,7 @@ async function ensurePipelineTables(
 ): Promise<void> {
   await ensureTable(w, mapping.table);
   for (const child of mapping.children) await ensureTable(w, child);
+  await ensureHistoryViews(w, mapping);
 }
 
 /**

@@ -2,7 +2,8 @@ import { CreditCeilingError } from "../../core/errors.js";
 import { waiters } from "../../core/waiters.js";
 import type { Ceiling } from "../../store/budget.js";
 import { answeredCalls, type CallRecord, isLoaded, settleAnswered } from "../../store/ledger.js";
-import { resolveInput, type SheetReader, staticInput } from "../define/inputs.js";
+import { finishLoad } from "../../store/loads.js";
+import { inputScope, resolveInput, type SheetReader, staticInput } from "../define/inputs.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import type { PriceTable } from "../define/prices.js";
 import { answerKeeper } from "../extract/keep-answers.js";
@@ -21,6 +22,7 @@ import { type Answer, loadAnswers } from "../load/load-response.js";
 import { dropOtherRuns } from "../load/write-rows.js";
 import { runReportCalls } from "../reports/index.js";
 import { type ItemRun, loadFreshItems, partitionFresh, type TakenItems, takeItems } from "./item-reuse.js";
+import { loadOf } from "./loads.js";
 import type { Compiled } from "./prepare.js";
 import { endQuality, type PipelineQuality, pipelineQuality, type QualitySeen } from "./quality.js";
 import { reserveOrShare } from "./reserve-or-share.js";
@@ -34,6 +36,16 @@ export interface RunEnv {
   concurrency: number;
   /** `--strict`: warnings about what was loaded fail the run (as a pipeline's `strict: true`). */
   strict?: boolean | undefined;
+  /** `--refresh`: date windows recorded done are asked again too (engine/run/windows.ts). */
+  refresh?: boolean | undefined;
+}
+
+/** Told how a pipeline's calls go: a windowed pipeline records a window once all its calls loaded. */
+export interface CallProgress {
+  /** A next page of a call was planned. */
+  paged(next: PlannedCall): void;
+  /** These calls' answers are loaded: now, or by an earlier part of the run. */
+  loaded(calls: PlannedCall[]): Promise<void>;
 }
 
 /** A pipeline's first calls, formed lazily, and the items a batched one takes from the store. */
@@ -49,14 +61,18 @@ export async function planPipelineCalls(s: RunSession, env: RunEnv, c: Compiled)
   // Values from params, lists or files are what the preflight read and validated; SQL and sheet
   // ones are read, and validated, now.
   const known = staticInput(p, c.params);
-  const values =
-    known === "dynamic"
-      ? await resolveInput(p, { warehouse: s.warehouse, params: c.params, sheet: env.sheet })
-      : known;
+  const ctx = { warehouse: s.warehouse, params: c.params, sheet: env.sheet, freshnessMs: c.freshnessMs };
+  const values = known === "dynamic" ? await resolveInput(p, ctx) : known;
   const factory = callFactory(p, c.params, env.prices, env.client.prepare.bind(env.client));
   const items = await freshItemsFirst(s, c, factory, values);
   const calls = factory.initial(items.toAsk, known !== "dynamic");
   s.counters.callsPlanned += calls.count;
+  const all = calls.count === 0 && values?.length === 0 ? await inputScope(p, ctx) : undefined;
+  if (all) {
+    s.notes.push(
+      `${p.name}: 0 calls: all ${all} inputs are fresh (asked within its freshness of ${p.freshness}); --refresh asks again`,
+    );
+  }
   s.report(
     `${p.name}: ${calls.count} call(s) planned${items.fresh.length ? `; ${items.fresh.length} item(s) fresh in the store` : ""}`,
   );
@@ -79,7 +95,8 @@ export async function runPipeline(s: RunSession, env: RunEnv, c: Compiled): Prom
   if (c.pipeline.report) {
     const { runId, counters, failures, state, report, signal } = s;
     const run = { runId, counters, failures, state, report, signal, calls: [...calls], ceilings };
-    return runReportCalls({ ...run, ...c, prices: env.prices, warehouse: s.warehouse, client: env.client });
+    await runReportCalls({ ...run, ...c, prices: env.prices, warehouse: s.warehouse, client: env.client });
+    return finishLoad(s.warehouse, await loadOf(s, c.pipeline.name));
   }
   const outcome = await runCalls(s, env, c, factory, calls, ceilings, items);
   await finishPipeline(s, env, c, outcome);
@@ -100,6 +117,7 @@ export async function finishPipeline(
   o: CallsOutcome,
 ): Promise<void> {
   endQuality(s, c.pipeline, env.strict === true || c.pipeline.strict, o.seen);
+  await finishLoad(s.warehouse, await loadOf(s, c.pipeline.name));
   if (c.mapping.mode === "replace" && o.complete && !s.state.stop) {
     await s.warehouse.db.transaction().execute(async (trx) => {
       for (const t of [c.mapping.table, ...c.mapping.children]) await dropOtherRuns(trx, t.name, s.runId);
@@ -138,6 +156,7 @@ export async function runCalls(
   calls: CallPlan,
   ceilings: Ceiling[],
   freshItems: { fresh: string[]; own: string[] } = { fresh: [], own: [] },
+  progress?: CallProgress,
 ): Promise<CallsOutcome> {
   const { warehouse: w, runId, counters, state, report } = s;
   const p = c.pipeline;
@@ -147,13 +166,14 @@ export async function runCalls(
   const keeper = answerKeeper(w, p, runId);
   // Calls an earlier part of this run paid for and kept, but never loaded: loaded now, not paid again.
   const kept = s.resumed ? await answeredCalls(w.db, runId, p.name) : new Map<string, number>();
+  const target = { ...c, loadId: await loadOf(s, p.name) };
   const width = Math.max(1, Math.min(env.concurrency, p.concurrency ?? env.concurrency));
   const answers = answerQueue<Answer>({
     write: async (group) => {
       const along = s.alongLoad;
       const r = await loadAnswers(
         w,
-        c,
+        target,
         runId,
         group,
         along && ((db, l) => along(db, { calls: group.length, rows: l.rows, rejected: l.rejected })),
@@ -163,6 +183,7 @@ export async function runCalls(
       counters.callsDone += group.length;
       quality.loaded(group, r);
       report();
+      await progress?.loaded(group.map((a) => a.call));
     },
     // Answers wait here, not calls: a slow database pauses the workers before memory grows.
     maxPending: Math.max(8, 2 * width),
@@ -229,11 +250,13 @@ export async function runCalls(
           const next = factory.next(call, got.data);
           if (next) {
             counters.callsPlanned++;
+            progress?.paged(next);
             pages.push(next);
             waiting.wakeAll();
           }
           // The answer loads in the background: this worker's slot is free for the next call.
           if (got.answer) await answers.push(got.answer);
+          else await progress?.loaded([call]);
         }
       } finally {
         active--;

@@ -14,6 +14,7 @@ import type { Compiled } from "./prepare.js";
 import { preparePipelines } from "./prepare.js";
 import { type RunEnv, runPipeline } from "./run-pipeline.js";
 import { inRunSession, type RunReporter, type RunSession } from "./session.js";
+import { runWindowedPipeline } from "./windows.js";
 
 export type { CallFailure, SkillCaller } from "../extract/skill-caller.js";
 export { ensureBuiltinTables, preparePipelines } from "./prepare.js";
@@ -66,6 +67,8 @@ export interface RunSummary {
   failures: CallFailure[];
   /** What the answers showed about the mappings: rejected records, empty columns, unmapped members. */
   warnings: string[];
+  /** Notes for a person: a pipeline that had nothing to ask, and why. */
+  notes: string[];
   tables: string[];
 }
 
@@ -100,6 +103,7 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     sheet: o.sheet,
     concurrency: Math.max(1, o.concurrency ?? 4),
     strict: o.strict,
+    refresh: o.refresh,
   };
   const { session: s, status } = await inRunSession(
     {
@@ -117,7 +121,8 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
       if (o.ceilings) s.ceilings = [...s.ceilings, ...o.ceilings];
       for (const c of compiled) {
         if (s.state.stop) break;
-        await (o.runStage ?? runPipeline)(s, env, c);
+        // A windowed pipeline records its windows as their calls load: it runs here (as reports do).
+        await (c.pipeline.window ? runWindowedPipeline : (o.runStage ?? runPipeline))(s, env, c);
       }
     },
   );
@@ -130,6 +135,7 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     counters: s.counters,
     failures: s.failures,
     warnings: s.warnings,
+    notes: s.notes,
     tables: compiled.flatMap((c) => [c.mapping.table.name, ...c.mapping.children.map((t) => t.name)]),
   };
 }

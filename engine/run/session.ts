@@ -25,6 +25,8 @@ export interface RunSession {
   failures: CallFailure[];
   /** What the answers showed about the mappings (empty columns, unmapped members, rejects). */
   warnings: string[];
+  /** What a person should know that is neither a warning nor a failure (a pipeline with nothing to ask, and why). */
+  notes: string[];
   state: RunState;
   /** This invocation's ceiling scope: `--max-credits` and pipelines' `maxCredits` hang under it. */
   invocation: string;
@@ -81,6 +83,7 @@ export async function newSession(
     counters,
     failures: [],
     warnings: [],
+    notes: [],
     state: { stop: false, stopReason: undefined, authFailure: false, ceiling: false },
     invocation: o.invocation,
     ceilings: [

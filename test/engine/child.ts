@@ -14,12 +14,13 @@ export interface ChildSpec {
 
 /**
  * Runs pipelines in a separate process (as another `skillsync run` would). With `killAfterMs`,
- * SIGKILLs it that long after it started working.
+ * SIGKILLs it that long after it started working; with `killWhen`, as soon as that holds (looked
+ * at every 5 ms once it started: the emulator's ledger reached a count, say).
  */
 export function runChild(
   db: string,
   url: string,
-  opts: { killAfterMs?: number; spec?: ChildSpec } = {},
+  opts: { killAfterMs?: number; killWhen?: () => boolean; spec?: ChildSpec } = {},
 ): Promise<{ outcome: "killed" | "finished"; output: string }> {
   return new Promise((resolve, reject) => {
     const args = [
@@ -41,6 +42,15 @@ export function runChild(
       out += String(d);
       if (opts.killAfterMs !== undefined && String(d).includes("started"))
         setTimeout(() => p.kill("SIGKILL"), opts.killAfterMs);
+      const when = opts.killWhen;
+      if (when && String(d).includes("started")) {
+        const watch = setInterval(() => {
+          if (!when()) return;
+          clearInterval(watch);
+          p.kill("SIGKILL");
+        }, 5);
+        p.on("exit", () => clearInterval(watch));
+      }
     });
     p.on("exit", (code, signal) => {
       if (signal === "SIGKILL") resolve({ outcome: "killed", output: out });

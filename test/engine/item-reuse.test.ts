@@ -34,7 +34,9 @@ async function tables(w: Warehouse): Promise<Record<string, unknown[]>> {
     out[t] = list
       .map((r) =>
         Object.fromEntries(
-          Object.entries(r).filter(([k]) => !/^_?(run_id|observed_at|loaded_at|_run|_observed)/.test(k)),
+          Object.entries(r).filter(
+            ([k]) => !/^_?(run_id|load_id|observed_at|loaded_at|_run|_observed)/.test(k),
+          ),
         ),
       )
       .map((r) => JSON.stringify(r))

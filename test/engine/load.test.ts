@@ -58,7 +58,7 @@ describe("pipeline files", () => {
 
   it("requires a key for merge and for child tables", () => {
     const e = errorOf(() => parsePipeline(minimal.replace("  key: [asin]\n", ""), "p"));
-    expect(e.message).toMatch(/merge needs a key/);
+    expect(e.message).toMatch(/mode merge and mode history need a key/);
   });
 
   it("refuses an unknown pipeline name", () => {

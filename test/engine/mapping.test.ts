@@ -115,6 +115,7 @@ describe("compiled mappings", () => {
       "extra",
       "run_id",
       "loaded_at",
+      "load_id",
     ]);
     expect(m.children[0]!.key).toEqual(["id", "position"]);
   });
@@ -209,6 +210,7 @@ describe("the generated row builder", () => {
     out["extra"] = Object.keys(extra).length ? extra : null;
     out["run_id"] = "r1";
     out["loaded_at"] = ctx.observedAt;
+    out["load_id"] = null;
     return out;
   }
 

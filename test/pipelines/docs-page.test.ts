@@ -70,7 +70,8 @@ describe("the generated pipelines list", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+    // Three tsx processes: on a busy 2-core machine each has taken over 10 s to start.
+  }, 120_000);
 
   it("docs/pipelines.md is the generated page (run: npm run readme)", () => {
     expect(readFileSync(PAGE, "utf8")).toBe(pipelinesPage());

@@ -56,10 +56,13 @@ for (const kind of WAREHOUSE_KINDS) {
       const ran = [a, b].flatMap((s) => s.scheduler.ticks.filter((r) => r.outcome.kind === "ran"));
       expect(ran).toHaveLength(fired.length);
       for (const r of fired) expect(["node-a", "node-b"]).toContain(r.host);
-      // Each fired tick made one run and one paid call; nothing ran twice.
+      // Each fired tick made one run and at most one paid call (a run the stop interrupted on a
+      // busy machine may not have sent it); nothing ran twice.
       const runs = await runsOf(wa);
       expect(runs).toHaveLength(fired.length);
-      expect(emulator.ledger().totalCalls).toBe(fired.length);
+      const calls = emulator.ledger().totalCalls;
+      expect(calls).toBeLessThanOrEqual(fired.length);
+      expect(calls).toBeGreaterThanOrEqual(runs.filter((r) => r.status === "succeeded").length);
     });
   });
 }

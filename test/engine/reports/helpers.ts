@@ -7,12 +7,14 @@ import { type LoadedPipeline, loadPipeline } from "../../../engine/define/pipeli
 import { type RunSummary, runPipelines, type SkillCaller } from "../../../engine/run/runner.js";
 import { bodyOf, storedRow } from "../../../store/chunks.js";
 import { updateJob } from "../../../store/report-jobs.js";
+import { forgetWindows } from "../../../store/windows.js";
 
 export const CREATE_SIS = "marketplace-ads-sp-search-impression-share-report";
 export const CREATE_AUDIENCE = "marketplace-ads-sp-audience-report";
 export const STATUS = "marketplace-ads-sp-insights-report-status";
 export const DOWNLOAD = "marketplace-ads-sp-insights-report-download";
-export const RANGE = { start: ["2025-03-01"], end: ["2025-03-07"] };
+/** One report for the whole week (the pipelines ask one per day by default: `step: 1d`). */
+export const RANGE = { start: ["2025-03-01"], end: ["2025-03-07"], step: ["range"] };
 
 type Poll = NonNullable<LoadedPipeline["report"]>["poll"];
 const FAST: Poll = { initial: "2ms", max: "10ms", factor: 2, timeout: "10s" };
@@ -72,6 +74,7 @@ export async function count(w: Warehouse, table: string): Promise<number> {
 
 export interface JobRow {
   id: number;
+  pipeline: string;
   status: string;
   report_id: string | null;
   parts_loaded: unknown;
@@ -102,11 +105,13 @@ export async function duplicates(w: Warehouse, table: string): Promise<number> {
 
 /**
  * As a crash between the store and the load leaves the first job: its parts downloaded and stored,
- * not loaded (`redownload`: as a crash before the store leaves it, nothing downloaded).
+ * not loaded (`redownload`: as a crash before the store leaves it, nothing downloaded) — and its
+ * date window not recorded done.
  */
 export async function rewind(w: Warehouse, table: string, redownload = false): Promise<void> {
   await w.db.deleteFrom(table).execute();
   const [job] = await jobs(w);
+  await forgetWindows(w.db, job!.pipeline);
   await updateJob(w.db, job!.id, {
     status: "downloading",
     partsLoaded: [],

@@ -25,9 +25,11 @@ describe("report pipeline files", () => {
       "connection",
       "start",
       "end",
+      "step",
       "advertiserAccountId",
       "timeUnit",
     ]);
+    expect(sis.window).toEqual({ start: "{{start}}", end: "{{end}}", step: "{{step}}", lookback: "3d" });
     const audience = loadPipeline("ads-sp-audience");
     expect(audience.records.table).toBe("ads_sp_audience");
     expect(audience.params["detailLevel"]?.enum).toEqual(["ACCOUNT", "CAMPAIGN", "AD_GROUP"]);

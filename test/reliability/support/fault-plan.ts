@@ -30,9 +30,12 @@ export function paramsFor(name: string, i: number): Record<string, string[]> {
     return { keyword: ["usb hub", "desk lamp", "yoga mat", "phone stand", "tea kettle"], pages: ["2"] };
   if (name === "patent-search")
     return { q: ["solid state battery", "drone propeller", "heat pump valve"], pages: ["2"] };
+  if (name === "patent-search-by-date")
+    return { q: ["solid state battery", "heat pump valve"], ...RANGE, step: ["1d"], pages: ["2"] };
   if (name.startsWith("patent-")) return { patent: PATENTS };
   if (name.startsWith("ip-")) return { image: IMAGES };
-  if (name.startsWith("ads-")) return { connection: [String(20 + i)], ...RANGE };
+  // One report over the range (the built-ins ask one per day by default).
+  if (name.startsWith("ads-")) return { connection: [String(20 + i)], ...RANGE, step: ["range"] };
   throw new Error(`no params for the built-in pipeline ${name}: add them here`);
 }
 
