@@ -64,7 +64,8 @@ export async function writeHistory(
       own.map((list, i) => list.map((r) => content(r, m.children[i]!, m.volatile))),
     );
     const hash = fingerprint([content(parent, m.table, m.volatile), childrenHash]);
-    const now = current.get(k);
+    // Looked up as the database gives the key back (SQLite reads a boolean as 0/1).
+    const now = current.get(of(Object.fromEntries(keyValues(tx.db, m.table, parent))));
     const from = String(parent["loaded_at"]);
     if (now && (now.hash === hash || now.from >= Date.parse(from))) {
       counts.unchanged++;
