@@ -24,6 +24,7 @@ const s = await runPipelines({
   concurrency: spec.concurrency,
   maxCredits: spec.maxCredits,
   prices: pricesOf(spec),
+  refresh: spec.refresh,
   onStart: () => process.stdout.write("run\n"),
 });
 process.stdout.write(

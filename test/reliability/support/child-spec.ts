@@ -16,6 +16,8 @@ export interface ChildSpec {
   headersTimeoutMs?: number | undefined;
   /** When set (epoch ms), the child waits until then before opening the warehouse: processes spawned together begin at once. */
   startAt?: number | undefined;
+  /** `--refresh`: nothing reused from the store (freshness 0). */
+  refresh?: boolean | undefined;
 }
 
 export function pipelinesOf(spec: Pick<ChildSpec, "pipelines" | "fastPollMs">): LoadedPipeline[] {

@@ -28,10 +28,15 @@ export interface ChildResult {
  */
 export function runChild(
   spec: ChildSpec,
-  opts: { kill?: { after: "started" | "run"; afterMs: number } } = {},
+  opts: {
+    kill?: { after: "started" | "run"; afterMs: number };
+    /** child-main compiled into one file (support/bundle.ts), run without tsx: starts faster. */
+    compiled?: string;
+  } = {},
 ): Promise<ChildResult> {
+  const args = opts.compiled ? [opts.compiled] : ["--import", "tsx", script];
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, ["--import", "tsx", script, JSON.stringify(spec)], {
+    const p = spawn(process.execPath, [...args, JSON.stringify(spec)], {
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, SKILL_API_KEY: API_KEY },
     });

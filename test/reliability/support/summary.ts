@@ -30,7 +30,17 @@ const num = (f: Figures | undefined, k: string) => (typeof f?.[k] === "number" ?
 /** Prints the suite's figures and writes them to test/reliability/results.json. */
 export function summarise(dir: string, scan: ScanCounts, meta: { seconds: number; schemas: number }): void {
   const areas = collectFigures(dir);
-  const { crash, faults, ceilings, bad_input: bad, load, concurrent, read_only: ro, workers } = areas;
+  const {
+    crash,
+    faults,
+    ceilings,
+    bad_input: bad,
+    load,
+    concurrent,
+    read_only: ro,
+    workers,
+    history,
+  } = areas;
   const headline = {
     crashTrials: { sqlite: num(crash, "trials_sqlite"), postgres: num(crash, "trials_postgres") },
     faultsInjected: num(faults, "faults_injected"),
@@ -82,6 +92,7 @@ export function summarise(dir: string, scan: ScanCounts, meta: { seconds: number
     `in-flight calls re-paid after a kill (answered, not yet kept) ${num(crash, "inflight_repaid")} of ${num(crash, "inflight_at_kill")} in flight (at most ${num(crash, "inflight_repaid_trial_max")} in one trial), answered up to ${num(crash, "inflight_window_ms_max")} ms before the kill; printed credits off the ledger in ${num(crash, "printed_credits_off")} runs`,
     `read-only path    ${num(ro, "sqlite_statements_max")} hostile statements through every read path: sqlite ${num(ro, "sqlite_refused")} refused, ${num(ro, "sqlite_timed_out")} stopped at the limit, ${num(ro, "sqlite_finished")} finished; postgres as a superuser (${num(ro, "postgres_statements_max")} statements, ${num(ro, "postgres_views_max")} views) ${num(ro, "postgres_refused")} refused (${num(ro, "postgres_refused_check")} by the check, ${num(ro, "postgres_refused_privilege")} for want of a privilege) / ${num(ro, "postgres_timed_out")} stopped / ${num(ro, "postgres_finished")} finished (${num(ro, "postgres_finished_no_effect")} without effect); lasting effects ${num(ro, "postgres_lasting_effects")}, leaks ${num(ro, "postgres_leaks")}, session state left ${num(ro, "postgres_session_state")}; same-role reads ended ${num(ro, "same_role_reads_ended")}, processes crashed ${num(ro, "same_role_processes_crashed")}; slowest ${Math.max(num(ro, "sqlite_slowest_ms_max"), num(ro, "postgres_slowest_ms_max"))} ms; killed client's backend gone in ${num(ro, "killed_client_backend_gone_ms_max")} ms`,
     `workers           ${num(workers, "workers")} worker processes, ${num(workers, "killed")} killed -9 mid-run: ${num(workers, "calls")} calls, ${num(workers, "requests_paid_twice")} paid twice (${num(workers, "interrupted_at_kill")} in flight at the kill); ${num(workers, "kill_trials")} more kill trials: ${num(workers, "kill_trials_paid_twice")} paid twice of ${num(workers, "kill_trials_in_flight")} in flight (at most ${num(workers, "kill_trials_paid_twice_trial_max")} in one trial, answered up to ${num(workers, "kill_trials_window_ms_max")} ms before the kill); --max-credits ${num(workers, "ceiling_over_3_workers")} over 3 workers: ${num(workers, "ceiling_charged")} charged, overshoot ${num(workers, "ceiling_overshoot")}`,
+    `history tables    kill -9 trials sqlite ${num(history, "kill_trials_sqlite")}, postgres ${num(history, "kill_trials_postgres")} (${num(history, "killed")} killed, ${num(history, "killed_with_answers_unloaded")} with answers kept and not loaded): invariant violations ${num(history, "invariant_violations")}, load counters off ${num(history, "load_counter_mismatches")}, versions off ${num(history, "content_mismatches")}; identifiers re-paid ${num(history, "identifiers_repaid")} of ${num(history, "identifiers_in_flight_at_kill")} in flight; ${num(history, "at_once_runs")} runs 4 at once: ${num(history, "at_once_identifiers_paid_twice")} identifiers paid twice; unchanged counted twice on resume ${num(history, "unchanged_recounted")} (open bug)`,
     `secret scan: ${scan.files} files, ${scan.tables} tables, ${scan.cells} cells, ${scan.storedResponses} stored responses, ${meta.schemas} Postgres schemas`,
     `took ${meta.seconds} s · results in test/reliability/results.json`,
     "",
