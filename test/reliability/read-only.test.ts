@@ -146,6 +146,14 @@ async function pgState(
         newRuns.push(j);
         continue;
       }
+      // A run's part of a pipeline is a load (skillsync_loads) even when it loads nothing: its
+      // own row, as its run row is, which must have written nothing.
+      if (runsBefore && r.name === "skillsync_loads" && !runsBefore.has(String(j["run_id"]))) {
+        const wrote = ["rows_inserted", "versions_new", "unchanged", "closed"].some(
+          (k) => Number(j[k]) !== 0,
+        );
+        if (!wrote) continue;
+      }
       if (runsBefore && r.name === "skillsync_budgets") {
         const scope = String(j["scope"]);
         if (scope.startsWith("invocation:") && !runsBefore.has(scope.split(":")[1]!)) continue;
