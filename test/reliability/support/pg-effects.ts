@@ -122,7 +122,8 @@ export async function serverState(c: pg.ClientBase, s: EffectScope): Promise<Rec
       (r) => bySchema("nspname")(r) && byRole("role")(r),
     ],
     sequences: [
-      "select schemaname, sequencename, last_value from pg_sequences order by 1, 2",
+      // Each run's load row (skillsync_loads) numbers itself: the run's own bookkeeping, as its run row.
+      "select schemaname, sequencename, last_value from pg_sequences where sequencename <> 'skillsync_loads_id_seq' order by 1, 2",
       bySchema("schemaname"),
     ],
     large_objects: ["select oid, pg_get_userbyid(lomowner) as owner from pg_largeobject_metadata order by 1"],
@@ -196,7 +197,7 @@ export async function fingerprint(c: pg.ClientBase, s: EffectScope): Promise<Rec
         from pg_roles where rolname = $2) as reader_role,
       (select count(*) from pg_class where relowner = (select oid from pg_roles where rolname = $2)) as reader_owns,
       (select string_agg(concat_ws('=', sequencename, last_value), ',' order by sequencename)
-        from pg_sequences where schemaname = $3) as sequences,
+        from pg_sequences where schemaname = $3 and sequencename <> 'skillsync_loads_id_seq') as sequences,
       (select string_agg(coalesce(x::text, '-'), ',') from (
         select stats_reset as x from pg_stat_database where datname = current_database()
         union all select stats_reset from pg_stat_bgwriter union all select stats_reset from pg_stat_archiver
