@@ -31,6 +31,8 @@ const PARAMS = {
   connection: ["7"],
   start: ["2025-03-01"],
   end: ["2025-03-03"],
+  // One report over the range, as these trials were planned (the built-in asks one per day by default).
+  step: ["range"],
 };
 const EMULATOR = { reportPendingPolls: 2, reportParts: 2, reportRowsPerPart: 25 };
 const LATENCY = { latencyMs: 10, jitterMs: 25 };
