@@ -1,0 +1,70 @@
+import { ConfigurationError } from "../../core/errors.js";
+import { registerSecret } from "../../core/redact.js";
+import { ENV_REF, type EventGroup, type NotifySpec } from "../../schema/notify.js";
+import { type OutboxTarget, targetHash } from "../../store/outbox.js";
+
+/** A webhook to tell: its URL (a secret: never stored, logged or sent), its hash, which events. */
+export interface NotifyTarget extends OutboxTarget {
+  url: string;
+  /** Where it was set, for messages: `--notify`, `SKILLSYNC_NOTIFY_URL`, `pipelines/x.yaml schedule.notify`. */
+  from: string;
+}
+
+export const NOTIFY_ENV = "SKILLSYNC_NOTIFY_URL";
+
+/**
+ * A checked webhook URL: http or https only. The URL is registered as a secret (redacted wherever
+ * it could appear) and never repeated in an error.
+ */
+export function notifyTarget(url: string, from: string, on?: readonly EventGroup[]): NotifyTarget {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+    const scheme = parsed ? ` (its scheme is ${parsed.protocol})` : "";
+    throw new ConfigurationError(
+      `${from}: the notification URL is not an http(s) URL${scheme}; give the webhook's address, e.g. https://hooks.slack.com/services/…`,
+    );
+  }
+  registerSecret(url);
+  return { url, hash: targetHash(url), from, ...(on ? { on } : {}) };
+}
+
+/** `--notify URL`, else SKILLSYNC_NOTIFY_URL; none: no target (no event is written at all). */
+export function notifyFromFlag(flag: string | undefined, env = process.env): NotifyTarget[] {
+  if (flag !== undefined) return [notifyTarget(flag, "--notify")];
+  const fromEnv = env[NOTIFY_ENV];
+  return fromEnv ? [notifyTarget(fromEnv, NOTIFY_ENV)] : [];
+}
+
+/**
+ * A pipeline file's `schedule.notify`: its URL read from the variable it names (`env:NAME`,
+ * `${NAME}`) or as written. A variable that is not set is a configuration error naming it.
+ */
+export function notifyFromFile(spec: NotifySpec, file: string, env = process.env): NotifyTarget {
+  const from = `${file} schedule.notify.url`;
+  const ref = ENV_REF.exec(spec.url);
+  const name = ref ? (ref[1] ?? ref[2]) : undefined;
+  const url = name === undefined ? spec.url : env[name];
+  if (!url) {
+    throw new ConfigurationError(
+      `${from}: the environment variable ${name} is not set; set it to the webhook's URL before starting the scheduler`,
+    );
+  }
+  return notifyTarget(url, name ? `${from} (${name})` : from, spec.on);
+}
+
+/** Targets without repeats (the same URL from a flag and a file is one webhook). */
+export function uniqueTargets(targets: readonly NotifyTarget[]): NotifyTarget[] {
+  const seen = new Map<string, NotifyTarget>();
+  for (const t of targets) {
+    const had = seen.get(t.hash);
+    if (!had) seen.set(t.hash, t);
+    // Either wants every event (no `on`): so does the webhook.
+    else seen.set(t.hash, { ...had, on: had.on && t.on ? [...new Set([...had.on, ...t.on])] : undefined });
+  }
+  return [...seen.values()];
+}

@@ -1,0 +1,87 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { Kysely } from "kysely";
+import type { AnyDB, Warehouse } from "../connectors/warehouse/open.js";
+import { redact } from "../core/redact.js";
+import type { EventGroup } from "../schema/notify.js";
+
+/** What a notification tells (docs/notifications.md). */
+export type EventKind =
+  | "run.failed"
+  | "run.warnings"
+  | "run.ceiling"
+  | "budget.80"
+  | "budget.100"
+  | "schedule.missed"
+  | "schedule.skipped"
+  | "worker.lost";
+
+export { EVENT_GROUPS, type EventGroup } from "../schema/notify.js";
+
+export const groupOf = (kind: EventKind): EventGroup =>
+  (kind.startsWith("run.") ? kind.slice(4) : kind.split(".")[0]) as EventGroup;
+
+/** Where events go, as the outbox knows it: the URL's hash (a URL holds a token), and which events. */
+export interface OutboxTarget {
+  hash: string;
+  on?: readonly EventGroup[] | undefined;
+}
+
+/** A short hash of a webhook URL: what the outbox stores instead of the URL. */
+export const targetHash = (url: string): string =>
+  createHash("sha256").update(url).digest("hex").slice(0, 16);
+
+export interface EventDraft {
+  /** A stable id where one event must be written once whoever decides it; default a random one. */
+  id?: string | undefined;
+  kind: EventKind;
+  runId?: string | null | undefined;
+  /** Structured members; redacted when written. */
+  payload: Record<string, unknown>;
+}
+
+/** A deterministic event id from the facts that make the event one (`ev_` and a hash). */
+export const eventIdOf = (...facts: string[]): string =>
+  `ev_${createHash("sha256").update(facts.join("\n")).digest("hex").slice(0, 24)}`;
+
+/**
+ * Writes an event for each target that wants its kind, inside the caller's transaction where the
+ * event was decided. An id already written for a target is left as it is (written once).
+ */
+export async function writeEvent(
+  db: Kysely<AnyDB>,
+  targets: readonly OutboxTarget[] | undefined,
+  e: EventDraft,
+): Promise<void> {
+  const wanted = (targets ?? []).filter((t) => !t.on || t.on.includes(groupOf(e.kind)));
+  if (!wanted.length) return;
+  const now = new Date().toISOString();
+  const id = e.id ?? `ev_${randomBytes(12).toString("hex")}`;
+  const payload = redact(JSON.stringify(e.payload));
+  const hashes = [...new Set(wanted.map((t) => t.hash))];
+  await db
+    .insertInto("skillsync_outbox")
+    .values(
+      hashes.map((target) => ({
+        event_id: id,
+        target,
+        run_id: e.runId ?? null,
+        kind: e.kind,
+        payload,
+        created_at: now,
+        attempts: 0,
+        next_attempt_at: now,
+      })),
+    )
+    .onConflict((oc) => oc.columns(["event_id", "target"]).doNothing())
+    .execute();
+}
+
+/** `writeEvent` in a transaction of its own, or nothing at all without targets. */
+export async function recordEvent(
+  w: Warehouse,
+  targets: readonly OutboxTarget[] | undefined,
+  e: EventDraft,
+): Promise<void> {
+  if (!targets?.length) return;
+  await writeEvent(w.db, targets, e);
+}

@@ -1,0 +1,80 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
+import { registerSecret } from "../../core/redact.js";
+import { migrateToLatest } from "../../store/migrate.js";
+import { eventIdOf, targetHash, writeEvent } from "../../store/outbox.js";
+import { claimDue, markDelivered, outboxRows } from "../../store/outbox-claim.js";
+import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
+
+const warehouses: Warehouse[] = [];
+afterEach(async () => {
+  for (const w of warehouses.splice(0)) await w.close();
+});
+
+async function fresh(kind: (typeof WAREHOUSE_KINDS)[number]): Promise<Warehouse> {
+  const w = await openWarehouse(freshWarehouseUrl(kind));
+  warehouses.push(w);
+  await migrateToLatest(w);
+  return w;
+}
+
+const A = { hash: targetHash("https://a.example/hook/aaaa") };
+const B = { hash: targetHash("https://b.example/hook/bbbb"), on: ["budget" as const] };
+
+for (const kind of WAREHOUSE_KINDS) {
+  describe.skipIf(unavailable(kind))(`the notification outbox (${kind})`, () => {
+    it("writes nothing without a target, one row per target that wants the kind, a fixed id once", async () => {
+      const w = await fresh(kind);
+      await writeEvent(w.db, [], { kind: "run.failed", runId: "r1", payload: {} });
+      expect(await outboxRows(w)).toEqual([]);
+      const id = eventIdOf("budget", "daily:2026-11-26", "100", "80");
+      // Two processes deciding the same crossing at once: still one row per target.
+      await Promise.all(
+        [1, 2, 3].map(() => writeEvent(w.db, [A, B], { id, kind: "budget.80", payload: { threshold: 80 } })),
+      );
+      await writeEvent(w.db, [A, B], { kind: "run.failed", runId: "r1", payload: {} });
+      const rows = await outboxRows(w);
+      expect(rows.map((r) => [r["event_id"] === id, r["target"], r["kind"]])).toEqual([
+        [true, A.hash, "budget.80"],
+        [true, B.hash, "budget.80"],
+        [false, A.hash, "run.failed"],
+      ]);
+      // The URL is never stored, only its hash.
+      expect(JSON.stringify(rows)).not.toContain("example");
+    });
+
+    it("redacts secrets in the payload it stores", async () => {
+      const w = await fresh(kind);
+      registerSecret("sk-outbox-test-secret-42");
+      await writeEvent(w.db, [A], {
+        kind: "run.failed",
+        payload: { error: "refused key sk-outbox-test-secret-42 at Bearer abcdefghijkl" },
+      });
+      const [row] = await outboxRows(w);
+      expect(String(row!["payload"])).not.toContain("sk-outbox-test-secret-42");
+      expect(String(row!["payload"])).not.toContain("abcdefghijkl");
+    });
+
+    it("claims a run's events in order, one at a time, and each claim once among racing deliverers", async () => {
+      const w = await fresh(kind);
+      for (const n of [1, 2, 3])
+        await writeEvent(w.db, [A], { kind: "run.failed", runId: "r1", payload: { n } });
+      await writeEvent(w.db, [A], { kind: "run.ceiling", runId: "r2", payload: { n: 9 } });
+      const now = new Date(Date.now() + 1000);
+      const claims = await Promise.all(
+        [1, 2, 3, 4].map(() => claimDue(w, [A.hash], { now, leaseMs: 60_000, limit: 10 })),
+      );
+      const taken = claims.flat();
+      // The first event of each run, each taken by exactly one of the racers.
+      expect(taken.map((e) => e.payload["n"]).sort()).toEqual([1, 9]);
+      // Leased: not due again before the lease ends, even though not delivered.
+      expect(await claimDue(w, [A.hash], { now, leaseMs: 60_000, limit: 10 })).toEqual([]);
+      const first = taken.find((e) => e.payload["n"] === 1)!;
+      await markDelivered(w, first.seq, now);
+      const next = await claimDue(w, [A.hash], { now, leaseMs: 60_000, limit: 10 });
+      expect(next.map((e) => e.payload["n"])).toEqual([2]);
+      // Another target's deliverer sees none of them.
+      expect(await claimDue(w, [B.hash], { now, leaseMs: 60_000, limit: 10 })).toEqual([]);
+    });
+  });
+}
