@@ -1,11 +1,13 @@
 /**
  * Forked by memory.ts, one process per scenario so each peak RSS is that scenario's alone (the
  * emulator runs in a process of its own). Prints one JSON line: baseline, peak, RSS by quarter.
- *   memory-child.ts report ROWS [pgUrl] | calls COUNT [pgUrl]
+ *   memory-child.ts report ROWS [pgUrl] | calls COUNT [pgUrl] | patents IDENTIFIERS [pgUrl]
  */
 import { keepHeapSmall } from "../cli/heap.js";
 import { SkillClient } from "../connectors/skill-api/client.js";
+import { knownPublicationNumber } from "../emulator/generate/patent-numbers.js";
 import { DEMO_KEY } from "../emulator/index.js";
+import { Rng } from "../emulator/random.js";
 import { loadPipeline } from "../engine/define/pipeline-file.js";
 import { runPipelines } from "../engine/run/runner.js";
 import { startEmulatorProcess } from "./emulator-process.js";
@@ -42,11 +44,24 @@ if (scenario === "report") {
     warehouse: ws.warehouse,
     client,
     pipelines: [pipeline],
-    params: { connection: ["5"], start: ["2025-01-01"], end: ["2025-03-31"] },
+    // One report for the range: the pipeline makes one per day by default (window step 1d).
+    params: { connection: ["5"], start: ["2025-01-01"], end: ["2025-03-31"], step: ["range"] },
   });
   await client.close();
   status = s.status;
   done = s.counters.rowsWritten;
+} else if (scenario === "patents") {
+  // Bibliographies of `size` distinct patents, in the pipeline's batches of 100 identifiers.
+  const s = await runPipelines({
+    warehouse: ws.warehouse,
+    client: ws.client,
+    pipelines: [loadPipeline("patent-bibliography")],
+    params: { patent: distinctPatents(size) },
+    // The CLI's default; at 8, 194–204 MB (docs/benchmarks.md).
+    concurrency: 4,
+  });
+  status = s.status;
+  done = s.counters.callsDone;
 } else {
   const s = await marketplaceRun(ws, size, 16);
   status = s.status;
@@ -75,3 +90,10 @@ console.log(
 );
 await ws.close();
 await emu.stop();
+
+function distinctPatents(n: number): string[] {
+  const rng = new Rng(11);
+  const seen = new Set<string>();
+  while (seen.size < n) seen.add(knownPublicationNumber(rng));
+  return [...seen];
+}

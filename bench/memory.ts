@@ -21,7 +21,7 @@ export interface MemoryRun {
 }
 
 export interface MemoryFigure {
-  scenario: "report" | "calls";
+  scenario: "report" | "calls" | "patents";
   size: number;
   peakRss: number;
   /** The same scenario at a tenth of the size. */
@@ -68,7 +68,7 @@ async function child(script: string, scenario: string, size: number, pgUrl: stri
 
 export async function memory(
   script: string,
-  scenario: "report" | "calls",
+  scenario: "report" | "calls" | "patents",
   size: number,
   pgUrl?: string | undefined,
 ): Promise<MemoryFigure> {

@@ -3,11 +3,13 @@
  * machine. Every figure is the median of several runs. Progress goes to stderr, the table (or
  * JSON with --json) to stdout.
  *
- *   npm run bench -- [--json] [--pg URL] [--only load,saturation,overhead,memory,scaling]
- *                    [--runs 5] [--calls 20000] [--report-rows 1000000] [--latency 200]
+ *   npm run bench -- [--json] [--pg URL] [--only load,saturation,overhead,memory,scaling,rate]
+ *                    [--runs 5] [--calls 20000] [--report-rows 1000000] [--patents 30000] [--latency 200]
  *                    [--concurrency 1,4,16,32] [--rounds 20] [--overhead-calls 2000]
  *                    [--market-pages 400] [--patent-batches 20] [--group 1,16]
  *                    [--workers 1,2,4] [--worker-concurrency 8] [--worker-rounds 50] [--cpu-bound-calls 2000]
+ *                    [--rate-limit 20] [--rate-calls 600] [--rate-concurrency 8,32,64]
+ *                    [--wide-concurrency 64] [--wide-latency 1000]
  *   npm run bench -- --print result.json     (the table of a saved --json result)
  *
  * Postgres figures need a server: --pg URL, or SKILLSYNC_TEST_POSTGRES_URL / DATABASE_URL.
@@ -20,6 +22,7 @@ import { marketplacePages, patentBatches } from "./datasets.js";
 import { type LoadFigure, loadFigure } from "./load-throughput.js";
 import { compileForMemory, type MemoryFigure, memory } from "./memory.js";
 import { type OverheadFigure, overhead } from "./overhead.js";
+import { type RateLimitedFigure, rateLimited } from "./rate-limited.js";
 import { type SaturationFigure, saturation } from "./saturation.js";
 import { type ScalingFigure, scaling } from "./scaling.js";
 import { grouped } from "./stats.js";
@@ -49,12 +52,13 @@ const envPg = [process.env["SKILLSYNC_TEST_POSTGRES_URL"], process.env["DATABASE
   /^postgres(ql)?:\/\//.test(u ?? ""),
 );
 const pgUrl = opt("pg", envPg ?? "") || undefined;
-const only = new Set(opt("only", "load,saturation,overhead,memory,scaling").split(","));
+const only = new Set(opt("only", "load,saturation,overhead,memory,scaling,rate").split(","));
 const runs = num("runs", 5);
 const settings = {
   runs,
   calls: num("calls", 20_000),
   reportRows: num("report-rows", 1_000_000),
+  patents: num("patents", 30_000),
   latencyMs: num("latency", 200),
   concurrency: opt("concurrency", "1,4,16,32").split(",").map(Number),
   rounds: num("rounds", 20),
@@ -69,6 +73,13 @@ const settings = {
   // Long enough that idle workers' first poll of the queue (every 0.5 s) is not the figure.
   workerRounds: num("worker-rounds", 50),
   cpuBoundCalls: num("cpu-bound-calls", 2000),
+  // Figure 2, wide: C calls in flight against L ms answers.
+  wideConcurrency: num("wide-concurrency", 64),
+  wideLatencyMs: num("wide-latency", 1000),
+  // Figure 6: the emulator's limit per key, the calls of each run, the concurrencies tried.
+  rateLimit: num("rate-limit", 20),
+  rateCalls: num("rate-calls", 600),
+  rateConcurrency: opt("rate-concurrency", "8,32,64").split(",").map(Number),
 };
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
@@ -99,6 +110,7 @@ const sat: SaturationFigure[] = [];
 const over: OverheadFigure[] = [];
 const mem: MemoryFigure[] = [];
 const scale: ScalingFigure[] = [];
+const rate: RateLimitedFigure[] = [];
 
 if (only.has("load")) {
   log("1. load throughput: generating responses…");
@@ -127,6 +139,16 @@ if (only.has("saturation")) {
       runs: Math.min(runs, 3),
     })),
   );
+  // Wide: more calls in flight than the HTTP pool once allowed (32), with slow answers.
+  log(`   and C = ${settings.wideConcurrency} with L = ${settings.wideLatencyMs} ms`);
+  sat.push(
+    ...(await saturation({
+      latencyMs: settings.wideLatencyMs,
+      concurrencies: [settings.wideConcurrency],
+      rounds: 10,
+      runs: Math.min(runs, 3),
+    })),
+  );
 }
 if (only.has("overhead")) {
   for (const db of databases) {
@@ -145,6 +167,10 @@ if (only.has("memory")) {
   mem.push(await memory(script, "report", settings.reportRows));
   log(`   run of ${grouped(settings.calls)} calls (and ${grouped(settings.calls / 10)})`);
   mem.push(await memory(script, "calls", settings.calls));
+  log(
+    `   bibliographies of ${grouped(settings.patents)} patents in batches of 100 (and ${grouped(settings.patents / 10)})`,
+  );
+  mem.push(await memory(script, "patents", settings.patents));
 }
 
 if (only.has("scaling") && pgUrl) {
@@ -165,6 +191,23 @@ if (only.has("scaling") && pgUrl) {
   );
 }
 
+if (only.has("rate")) {
+  log(
+    `6. under a rate limit of ${settings.rateLimit}/s: C = ${settings.rateConcurrency.join(", ")}, --rate, 3 workers`,
+  );
+  rate.push(
+    ...(await rateLimited({
+      limit: settings.rateLimit,
+      latencyMs: settings.latencyMs,
+      calls: settings.rateCalls,
+      concurrencies: settings.rateConcurrency,
+      workers: 3,
+      pgUrl,
+      log,
+    })),
+  );
+}
+
 const result: BenchResult = {
   machine,
   settings,
@@ -173,5 +216,6 @@ const result: BenchResult = {
   overhead: over,
   memory: mem,
   scaling: scale,
+  rateLimited: rate,
 };
 console.log(flag("json") ? JSON.stringify(result, null, 2) : table(result));

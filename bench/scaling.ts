@@ -64,10 +64,15 @@ function postgresCpuMs(): number {
   return total;
 }
 
-function startWorkerProcess(db: string, apiUrl: string, concurrency: number): Promise<ChildProcess> {
+export function startWorkerProcess(
+  db: string,
+  apiUrl: string,
+  concurrency: number,
+  extra: string[] = [],
+): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", CLI, "worker", "--db", db, "--concurrency", String(concurrency)],
+    ["--import", "tsx", CLI, "worker", "--db", db, "--concurrency", String(concurrency), ...extra],
     {
       stdio: ["ignore", "ignore", "pipe"],
       env: { ...process.env, SKILL_API_BASE_URL: apiUrl, SKILL_API_KEY: DEMO_KEY },

@@ -2,6 +2,7 @@
 import type { LoadFigure } from "./load-throughput.js";
 import type { MemoryFigure } from "./memory.js";
 import type { OverheadFigure } from "./overhead.js";
+import type { RateLimitedFigure } from "./rate-limited.js";
 import type { SaturationFigure } from "./saturation.js";
 import type { ScalingFigure } from "./scaling.js";
 import { grouped, mb, round, spread } from "./stats.js";
@@ -15,6 +16,8 @@ export interface BenchResult {
   memory: MemoryFigure[];
   /** Absent in results saved before workers existed. */
   scaling?: ScalingFigure[];
+  /** Absent in results saved before rate control. */
+  rateLimited?: RateLimitedFigure[];
 }
 
 export function table(r: BenchResult): string {
@@ -45,7 +48,7 @@ export function table(r: BenchResult): string {
     row("", "calls/s", "C/L", "ratio", "each run", "bare ratio");
     for (const f of r.saturation)
       row(
-        `C = ${f.concurrency} (${f.calls} calls)`,
+        `C = ${f.concurrency}${f.latencyMs === r.settings.latencyMs ? "" : `, L = ${f.latencyMs} ms`} (${f.calls} calls)`,
         round(f.callsPerSecond, 1),
         f.idealCallsPerSecond,
         round(f.ratio),
@@ -77,9 +80,7 @@ export function table(r: BenchResult): string {
     lines.push("4. Peak RSS, MB (target < 200, flat: ratio to a tenth of the work ≈ 1)");
     row("", "peak", "tenth", "ratio");
     for (const f of r.memory) {
-      const what = f.scenario === "report" ? "report part" : "run";
-      const unit = f.scenario === "report" ? "rows" : "calls";
-      row(`${what} of ${grouped(f.size)} ${unit}`, mb(f.peakRss), mb(f.referencePeakRss), round(f.ratio));
+      row(memoryLabel(f), mb(f.peakRss), mb(f.referencePeakRss), round(f.ratio));
     }
     lines.push("");
   }
@@ -108,5 +109,30 @@ export function table(r: BenchResult): string {
     );
     lines.push("");
   }
+  if (r.rateLimited?.length) {
+    const f0 = r.rateLimited[0]!;
+    lines.push(
+      `6. Under a rate limit of ${f0.limitPerSecond}/s it is not told of, L = ${f0.latencyMs} ms, ${f0.calls} calls`,
+      "   (target: paid ≥ 0.9 of the limit, ≤ 0.05 refusals per paid call, 0 failed; declared ≤ 0.01)",
+    );
+    row("", "paid/s", "limit", "ratio", "429s/paid", "failed", "outcome");
+    for (const f of r.rateLimited)
+      row(
+        f.setup,
+        round(f.paidPerSecond, 1),
+        f.limitPerSecond,
+        round(f.ratio),
+        round(f.refusalsPerPaidCall, 3),
+        f.failedCalls,
+        f.status,
+      );
+    lines.push("");
+  }
   return lines.join("\n");
+}
+
+function memoryLabel(f: MemoryFigure): string {
+  if (f.scenario === "report") return `report part of ${grouped(f.size)} rows`;
+  if (f.scenario === "patents") return `bibliographies of ${grouped(f.size)} patents, batches of 100`;
+  return `run of ${grouped(f.size)} calls`;
 }

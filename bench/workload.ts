@@ -20,7 +20,11 @@ export interface Workspace {
 }
 
 /** A fresh warehouse (a SQLite file, or a Postgres schema of its own) and a client for `url`. */
-export async function workspace(emulatorUrl: string, pgUrl?: string): Promise<Workspace> {
+export async function workspace(
+  emulatorUrl: string,
+  pgUrl?: string,
+  clientOptions: { rate?: number } = {},
+): Promise<Workspace> {
   let drop: () => Promise<void>;
   let url: string;
   if (pgUrl) {
@@ -41,7 +45,7 @@ export async function workspace(emulatorUrl: string, pgUrl?: string): Promise<Wo
     drop = async () => rmSync(dir, { recursive: true, force: true });
   }
   const warehouse = await openWarehouse(url);
-  const client = new SkillClient({ baseUrl: emulatorUrl, apiKey: DEMO_KEY });
+  const client = new SkillClient({ baseUrl: emulatorUrl, apiKey: DEMO_KEY, ...clientOptions });
   return {
     url,
     warehouse,
