@@ -1,0 +1,136 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { sheetsConfigFromEnv } from "../../connectors/sheets/auth.js";
+import { resolveConfig } from "../../connectors/skill-api/config.js";
+import { probeApi } from "../../connectors/skill-api/probe.js";
+import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
+import { postJson } from "../../connectors/webhook/post.js";
+import { loadPipeline } from "../../engine/define/pipeline-file.js";
+import { DEFAULT_SCHEDULE_DIR, loadSchedules, yamlFilesIn } from "../../scheduler/load.js";
+import { pendingMigrations } from "../../store/migrate.js";
+import { readerMissing } from "../../store/reader-login.js";
+
+/** One line of `doctor`: what was checked, whether it passed, and what to do when it did not. */
+export interface Check {
+  check: string;
+  ok: boolean;
+  detail: string;
+  fix?: string | undefined;
+}
+
+const pass = (check: string, detail: string): Check => ({ check, ok: true, detail });
+const fail = (check: string, detail: string, fix: string): Check => ({ check, ok: false, detail, fix });
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** The API answers and accepts the key, found out without a paid call (probe.ts says how). */
+export async function checkApi(baseUrl: string | undefined): Promise<Check[]> {
+  let config: ReturnType<typeof resolveConfig>;
+  try {
+    config = resolveConfig({ baseUrl });
+  } catch (err) {
+    return [fail("api", message(err), "set SKILL_API_BASE_URL (or --base-url) and SKILL_API_KEY")];
+  }
+  const p = await probeApi(config);
+  const where = `${config.baseUrl} (--base-url or SKILL_API_BASE_URL)`;
+  if (!p.reachable)
+    return [fail("api", `${where} is unreachable: ${p.detail}`, "check the address, and that the API is up")];
+  const reached = pass("api", `${where} answers`);
+  if (p.keyAccepted === false)
+    return [reached, fail("api key", `SKILL_API_KEY refused: ${p.detail}`, "set the key your account shows")];
+  if (p.keyAccepted === undefined)
+    return [reached, fail("api key", p.detail, "try a small paid run (skillsync run … --max-credits 1)")];
+  return [reached, pass("api key", `SKILL_API_KEY accepted (${p.detail}; nothing is billed)`)];
+}
+
+/** The warehouse opens (read-only: doctor changes nothing), is migrated, and has its reader. */
+export async function checkWarehouse(url: string | undefined): Promise<Check[]> {
+  let w: Warehouse;
+  try {
+    w = await openWarehouse(url, { readOnly: true });
+  } catch (err) {
+    return [fail("warehouse", message(err), "fix --db or DATABASE_URL")];
+  }
+  try {
+    const out = [pass("warehouse", `${w.description} opens`)];
+    const pending = await pendingMigrations(w);
+    out.push(
+      pending.length
+        ? fail(
+            "migrations",
+            `${pending.length} pending (${pending.join(", ")})`,
+            "run `skillsync migrate` (or any run)",
+          )
+        : pass("migrations", "current"),
+    );
+    if (w.adapter.loginRoles && !pending.length) {
+      const missing = await readerMissing(w).catch((err: unknown) => message(err));
+      out.push(
+        missing
+          ? fail(
+              "read role",
+              missing,
+              "run `skillsync migrate` as a role with CREATEROLE (docs/read-only.md)",
+            )
+          : pass("read role", "read paths log in as a role that can only read"),
+      );
+    }
+    return out;
+  } finally {
+    await w.close();
+  }
+}
+
+/** Pipeline files (the arguments, else ./pipelines) and their schedules parse. */
+export function checkPipelines(refs: string[]): Check[] {
+  const isDir = (ref: string) => existsSync(ref) && statSync(ref).isDirectory();
+  const targets = refs.length ? refs : isDir(DEFAULT_SCHEDULE_DIR) ? [DEFAULT_SCHEDULE_DIR] : [];
+  const files = targets.flatMap((ref) => (isDir(ref) ? yamlFilesIn(ref) : [ref]));
+  if (!files.length)
+    return [pass("pipelines", "no pipeline files given and no ./pipelines folder (built-ins only)")];
+  const bad: Check[] = [];
+  let scheduled = 0;
+  for (const file of files) {
+    try {
+      if (loadPipeline(file).schedule) scheduled += loadSchedules([file]).length;
+    } catch (err) {
+      bad.push(fail("pipelines", message(err), "fix the file at the line named"));
+    }
+  }
+  return bad.length
+    ? bad
+    : [pass("pipelines", `${files.length} file(s) parse, ${scheduled} with a schedule`)];
+}
+
+/** Sheets credentials, when configured: a token, or a key file that reads as one. */
+export function checkSheets(): Check[] {
+  const config = sheetsConfigFromEnv();
+  if (!config) return [];
+  const c = config.credentials;
+  if (!("keyFile" in c)) return [pass("sheets", "an access token is set (SKILLSYNC_SHEETS_ACCESS_TOKEN)")];
+  try {
+    const key = JSON.parse(readFileSync(c.keyFile, "utf8")) as Record<string, unknown>;
+    const missing = ["type", "client_email", "private_key"].filter((k) => typeof key[k] !== "string");
+    if (!missing.length)
+      return [pass("sheets", `${String(key["client_email"])} (GOOGLE_APPLICATION_CREDENTIALS)`)];
+    return [
+      fail("sheets", `${c.keyFile} lacks ${missing.join(", ")}`, "download a service account key (JSON)"),
+    ];
+  } catch (err) {
+    return [
+      fail("sheets", `GOOGLE_APPLICATION_CREDENTIALS: ${message(err)}`, "point it at a readable key file"),
+    ];
+  }
+}
+
+/** The notification URL, when configured, accepts a test event. */
+export async function checkNotify(url: string | undefined): Promise<Check[]> {
+  if (!url) return [];
+  const where = "the notification URL (--notify or SKILLSYNC_NOTIFY_URL)";
+  // The same POST as every delivery (connectors/webhook): its errors never hold the URL's token.
+  const r = await postJson(
+    url,
+    { text: "skillsync doctor: test notification", event: { kind: "doctor" } },
+    { timeoutMs: 5000 },
+  );
+  if (r.ok) return [pass("notify", `${where} accepted a test event (HTTP ${r.status})`)];
+  return [fail("notify", `${where} did not accept a test event: ${r.error}`, "check the webhook URL")];
+}

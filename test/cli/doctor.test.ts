@@ -1,0 +1,93 @@
+import { dirname } from "node:path";
+import { describe, expect, it } from "vitest";
+import { cli } from "../helpers/cli.js";
+import { closedPort } from "../helpers/closed-port.js";
+import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
+import { startReceiver } from "../helpers/notify-receiver.js";
+import { writePipelineFile } from "../helpers/pipeline-files.js";
+import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
+
+// Issue 32 §4: `doctor` checks a set-up without spending a credit: one line per check, ✓/✗ and
+// the fix; exit 0 only when all pass.
+const pipelinesDir = (name: string, yaml: string) => dirname(writePipelineFile(yaml, {}, name));
+
+const GOOD = `name: doc-search
+skill: marketplace-search
+params:
+  keyword: { required: true }
+request:
+  keyword: "{{keyword}}"
+records:
+  path: products
+  table: doc_rows
+  key: [asin]
+  columns:
+    asin: text
+`;
+
+describe.each(WAREHOUSE_KINDS)("doctor (%s)", (kind) => {
+  it.skipIf(unavailable(kind))(
+    "a good set-up: all ✓, exit 0, 0 credits on the emulator's ledger",
+    async () => {
+      // Even an emulator that serves any slug as an operation does not run the probe.
+      const { emulator } = await emulatorWithClient({ genericSlugs: true });
+      const db = freshWarehouseUrl(kind);
+      const env = { SKILL_API_BASE_URL: emulator.url, SKILL_API_KEY: DEMO_KEY };
+      expect((await cli(["migrate", "--db", db], env)).code).toBe(0);
+      const hook = await startReceiver();
+      const r = await cli(["doctor", pipelinesDir("a.yaml", GOOD), "--db", db, "--notify", hook.url], env);
+      expect(r.out).toMatch(/✓ api: .* answers/);
+      expect(r.out).toMatch(/✓ api key: SKILL_API_KEY accepted/);
+      expect(r.out).toMatch(/✓ warehouse: /);
+      expect(r.out).toMatch(/✓ migrations: current/);
+      if (kind === "postgres") expect(r.out).toMatch(/✓ read role: /);
+      expect(r.out).toMatch(/✓ pipelines: 1 file\(s\) parse/);
+      expect(r.out).toMatch(/✓ notify: /);
+      expect(r.out).not.toMatch(/✗/);
+      expect(r.code, r.out).toBe(0);
+      expect(hook.received.map((e) => e.body)).toEqual([
+        { text: "skillsync doctor: test notification", event: { kind: "doctor" } },
+      ]);
+      const ledger = emulator.ledger();
+      expect([ledger.chargedCalls, ledger.totalCredits]).toEqual([0, 0]);
+    },
+  );
+});
+
+describe("doctor finds what is wrong", () => {
+  it("a wrong key, a stopped Postgres, a bad pipeline file: each ✗ named, exit 2", async () => {
+    const { emulator } = await emulatorWithClient();
+    const bad = pipelinesDir("bad.yaml", GOOD.replace("records:", "recrods:"));
+    const port = await closedPort();
+    const r = await cli(["doctor", bad, "--db", `postgres://postgres@127.0.0.1:${port}/test`], {
+      SKILL_API_BASE_URL: emulator.url,
+      SKILL_API_KEY: "sk-not-a-key-of-this-account",
+    });
+    expect(r.out).toMatch(/✗ api key: SKILL_API_KEY refused: HTTP 401/);
+    expect(r.out).toMatch(
+      new RegExp(`✗ warehouse: cannot reach Postgres .*:${port}/test: connection refused`),
+    );
+    expect(r.out).toMatch(/✗ pipelines: invalid pipeline file .*bad\.yaml.*recrods.*line/s);
+    expect(r.out).toMatch(/3 check\(s\) failed/);
+    expect(r.out).not.toContain("sk-not-a-key-of-this-account");
+    expect(r.code).toBe(2);
+    expect(emulator.ledger().totalCredits).toBe(0);
+  });
+
+  it("an unreachable API and a receiver that refuses; --json", async () => {
+    const nothing = `http://127.0.0.1:${await closedPort()}`;
+    const r = await cli(
+      ["doctor", "--db", freshWarehouseUrl("sqlite"), "--notify", `${nothing}/hook`, "--json"],
+      {
+        SKILL_API_BASE_URL: nothing,
+        SKILL_API_KEY: DEMO_KEY,
+      },
+    );
+    const out = JSON.parse(r.out) as { ok: boolean; checks: { check: string; ok: boolean; fix?: string }[] };
+    expect(out.ok).toBe(false);
+    const failed = out.checks.filter((c) => !c.ok).map((c) => c.check);
+    expect(failed).toEqual(expect.arrayContaining(["api", "migrations", "notify"]));
+    for (const c of out.checks.filter((c) => !c.ok)) expect(c.fix).toBeTruthy();
+    expect(r.code).toBe(2);
+  });
+});
