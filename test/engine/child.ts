@@ -1,8 +1,6 @@
 import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { DEMO_KEY } from "../helpers/emulator.js";
-
-const script = fileURLToPath(new URL("./run-child.ts", import.meta.url));
+import { nodeEntry } from "../helpers/node-entry.js";
 
 export interface ChildSpec {
   pipelines: string[];
@@ -24,9 +22,7 @@ export function runChild(
 ): Promise<{ outcome: "killed" | "finished"; output: string }> {
   return new Promise((resolve, reject) => {
     const args = [
-      "--import",
-      "tsx",
-      script,
+      ...nodeEntry("test/engine/run-child.ts"),
       db,
       url,
       DEMO_KEY,

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { afterEach, onTestFailed } from "vitest";
 import { DEMO_KEY } from "../../helpers/emulator.js";
+import { nodeEntry } from "../../helpers/node-entry.js";
 
 const started: ChildProcess[] = [];
 
@@ -19,7 +20,7 @@ export interface CliProcess {
 
 /** `skillsync <args>` as its own process (the CLI from source), talking to the emulator at `apiUrl`. */
 export function cliProcess(args: string[], apiUrl: string, env: Record<string, string> = {}): CliProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", "cli/run.ts", ...args], {
+  const child = spawn(process.execPath, [...nodeEntry("cli/run.ts"), ...args], {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, SKILL_API_BASE_URL: apiUrl, SKILL_API_KEY: DEMO_KEY, DATABASE_URL: "", ...env },
   });

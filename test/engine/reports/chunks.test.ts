@@ -4,8 +4,8 @@ import type { SkillClient } from "../../../connectors/skill-api/client.js";
 import { openWarehouse, type Warehouse } from "../../../connectors/warehouse/open.js";
 import { responseChunks } from "../../../migrations/004_response_chunks.js";
 import { CHUNK_BYTES, setChunkBytes } from "../../../store/chunks.js";
-import { freshResponses } from "../../../store/ledger.js";
 import { migrateToLatest } from "../../../store/migrate.js";
+import { freshResponses } from "../../../store/responses.js";
 import { emulatorWithClient } from "../../helpers/emulator.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../../helpers/warehouses.js";
 import {

@@ -1,20 +1,22 @@
 import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { openWarehouse } from "../../../connectors/warehouse/open.js";
 import type { Emulator } from "../../../emulator/index.js";
 import { DEMO_KEY, emulatorWithClient } from "../../helpers/emulator.js";
+import { nodeEntry } from "../../helpers/node-entry.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../../helpers/warehouses.js";
 import { count, duplicates, fast, jobs, ledgerOf, RANGE, run } from "./helpers.js";
-
-const child = fileURLToPath(new URL("./report-child.ts", import.meta.url));
 
 /** Runs the report in a child process and SIGKILLs it once the emulator has answered `polls` status polls. */
 function killMidPoll(db: string, emulator: Emulator, polls: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ["--import", "tsx", child, db, emulator.url, DEMO_KEY], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const p = spawn(
+      process.execPath,
+      nodeEntry("test/engine/reports/report-child.ts", db, emulator.url, DEMO_KEY),
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let err = "";
     p.stderr.on("data", (d) => {
       err += String(d);

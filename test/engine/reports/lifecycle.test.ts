@@ -1,6 +1,7 @@
 import { parse } from "csv-parse/sync";
 import { afterEach, describe, expect, it } from "vitest";
 import { openWarehouse, type Warehouse } from "../../../connectors/warehouse/open.js";
+import type { SkillCaller } from "../../../engine/extract/skill-caller.js";
 import { runPipelines } from "../../../engine/run/runner.js";
 import { emulatorWithClient } from "../../helpers/emulator.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../../helpers/warehouses.js";
@@ -249,12 +250,14 @@ describe.each(WAREHOUSE_KINDS)("report pipelines on %s", (kind) => {
     it("an unexpected error in one report job stops the others from being created", async () => {
       const { emulator, client } = await emulatorWithClient({ reportPendingPolls: 1 });
       const w = await open();
-      const faulty: typeof client = Object.create(client);
       let creates = 0;
-      faulty.send = (req, opts) => {
-        if (req.slug === CREATE_SIS && ++creates === 2)
-          return Promise.reject(new TypeError("socket exploded"));
-        return client.send(req, opts);
+      const faulty: SkillCaller = {
+        prepare: client.prepare.bind(client),
+        send: (req, opts) => {
+          if (req.slug === CREATE_SIS && ++creates === 2)
+            return Promise.reject(new TypeError("socket exploded"));
+          return client.send(req, opts);
+        },
       };
       await expect(
         run(w, faulty, oneAtATime(), { connection: ["1", "2", "3", "4"], ...RANGE }),
