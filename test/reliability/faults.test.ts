@@ -160,10 +160,12 @@ describe("faults on every built-in pipeline", () => {
           problems.push(`${name}: a call gave up on 429 before 3 retries`);
         const anyFault = recorded.length > 0;
         if (anyFault && o.status === "succeeded") problems.push(`${name}: failures, yet the run succeeded`);
-        if (!anyFault && !o.lost && o.failures === 0 && o.status !== "succeeded")
+        // Drift can make records untypable: rejected, and the run then says so (`warnings`).
+        const ended = o.status === "succeeded" || o.status === "warnings";
+        if (!anyFault && !o.lost && o.failures === 0 && !ended)
           problems.push(`${name}: no failure, yet the run ended ${o.status}`);
         if (o.exit !== undefined) {
-          const want = o.status === "succeeded" ? 0 : 1;
+          const want = o.status === "succeeded" ? 0 : o.status === "warnings" ? 5 : 1;
           if (o.exit !== want)
             problems.push(`${name}: exit ${o.exit} for a ${o.status} run (documented: ${want})`);
         }

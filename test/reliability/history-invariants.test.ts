@@ -10,7 +10,8 @@ import { type Emulator, type LedgerCall, legalStatusAt } from "../../emulator/in
 import { Rng } from "../../emulator/random.js";
 import { loadPipeline } from "../../engine/define/pipeline-file.js";
 import { runPipelines } from "../../engine/run/runner.js";
-import { type Bundle, bundleEntries } from "./support/bundle.js";
+import { bundledPath, bundleFolder, bundleSources } from "../helpers/bundle.js";
+import { until } from "../helpers/until.js";
 import { runChild } from "./support/child.js";
 import { suiteClient, suiteEmulator } from "./support/emulator.js";
 import {
@@ -89,6 +90,8 @@ interface CliOutcome {
   stderr: string;
   /** When SIGKILL was sent (ms since the epoch), if it was. */
   killedAt: number | undefined;
+  /** The process's Postgres application_name. */
+  session: string;
 }
 
 /** When to SIGKILL a run: once `ready()` holds (looked at every few ms), `ms` milliseconds later. */
@@ -98,13 +101,22 @@ interface Kill {
 }
 
 /**
- * `skillsync <args>` in its own process (`cli`: the CLI compiled from source, support/bundle.ts),
+ * `skillsync <args>` in its own process (`cli`: the CLI compiled from source, helpers/bundle.ts),
  * against `emu`.
  * With `kill`, SIGKILLed at a moment that follows the run's own progress (answers sent, kept,
  * loaded), not a guess of how long the process takes to start on a busy machine.
  */
+/** Each CLI process's Postgres sessions carry its own name, to wait for them once it is killed. */
+let sessionNames = 0;
+
 function skillsync(cli: string, args: string[], emu: Emulator, kill?: Kill): Promise<CliOutcome> {
-  const env: NodeJS.ProcessEnv = { ...process.env, SKILL_API_BASE_URL: emu.url, SKILL_API_KEY: API_KEY };
+  const session = `skillsync-history-${process.pid}-${++sessionNames}`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    SKILL_API_BASE_URL: emu.url,
+    SKILL_API_KEY: API_KEY,
+    PGAPPNAME: session,
+  };
   delete env["DATABASE_URL"];
   delete env["SKILLSYNC_PRICES"];
   return new Promise((resolve) => {
@@ -146,9 +158,26 @@ function skillsync(cli: string, args: string[], emu: Emulator, kill?: Kill): Pro
         code,
         stderr: `${err}${out}`.slice(-3000),
         killedAt,
+        session,
       });
     });
   });
+}
+
+/** Waits until no Postgres session of a killed process is left (nothing to wait for on SQLite). */
+async function sessionsGone(w: Warehouse, session: string): Promise<void> {
+  if (w.adapter.dialect !== "postgres") return;
+  await until(
+    async () => {
+      const [r] = await rows<{ n: unknown }>(
+        w,
+        `select count(*) as n from pg_stat_activity where application_name = '${session}'`,
+      );
+      return Number(r?.n) === 0;
+    },
+    30_000,
+    `the killed process's Postgres sessions (${session}) to end`,
+  );
 }
 
 /**
@@ -404,6 +433,9 @@ async function killTrial(t: KillTrial): Promise<void> {
     else f.finished_before_kill++;
     // Answers the emulator was still holding back (latency) are sent, or abandoned.
     await sleep(120);
+    // A killed client's COMMIT already on its way still commits, once its backend reads it: what
+    // the kill left is read once the process's sessions are gone.
+    if (first.outcome === "killed") await sessionsGone(w, first.session);
     const killedCalls = emu.ledger().calls.slice(mark);
 
     // What the kill left: every load is one transaction, so the invariants hold now too.
@@ -524,9 +556,10 @@ async function killTrial(t: KillTrial): Promise<void> {
         );
     }
     const versions = await versionsByKey(w);
-    const content = contentProblems(versions, pns, (pn) => allowedChains(variant, pn));
+    const content = contentProblems(versions, pns, (pn) => allowedChains(variant, pn, again.resumed));
     f.content_mismatches += content.length;
-    for (const c of content.slice(0, 5)) fail(c);
+    const how = `the run again ${again.resumed ? "resumed the killed run" : "was a new run"}; the killed run's row: ${atKill.status}`;
+    for (const c of content.slice(0, 5)) fail(`${c} (${how})`);
     for (const list of versions.values()) {
       f.versions += list.length;
       f.versions_after_change += list.length - 1;
@@ -547,12 +580,13 @@ async function killTrial(t: KillTrial): Promise<void> {
 
 /**
  * The version chains a key may end with: the emulator's answers at the dates the trial's answers
- * may come from. `change-later`: a key the killed run had kept is loaded at D+7, the others are
- * asked at D+14. `resume-plain`: the run again takes the stored answers of D (fresh) for the keys
+ * may come from. `change-later`: resumed, a key the killed run had kept is loaded at D+7, the
+ * others are asked at D+14; not resumed (the killed run had ended before the kill, every key
+ * loaded at D+7, or had not begun its row), the run again is a new one asking every key at D+14. `resume-plain`: the run again takes the stored answers of D (fresh) for the keys
  * the killed run had not kept. `overtaken`: D+7 only where the killed run had loaded it before
  * the kill (answers it had kept, loaded after D+14, are older: not written).
  */
-function allowedChains(variant: Variant, pn: string): string[][] {
+function allowedChains(variant: Variant, pn: string, resumed: boolean): string[][] {
   switch (variant) {
     case "first":
       return [chain(pn, [D])];
@@ -561,7 +595,9 @@ function allowedChains(variant: Variant, pn: string): string[][] {
     case "change":
       return [chain(pn, [D, D7])];
     case "change-later":
-      return [chain(pn, [D, D7]), chain(pn, [D, D14])];
+      return resumed
+        ? [chain(pn, [D, D7]), chain(pn, [D, D14])]
+        : [chain(pn, [D, D7, D14]), chain(pn, [D, D14])];
     case "resume-plain":
       return [chain(pn, [D, D7]), chain(pn, [D])];
     case "overtaken":
@@ -569,11 +605,11 @@ function allowedChains(variant: Variant, pn: string): string[][] {
   }
 }
 
-let bundle: Bundle | undefined;
-beforeAll(async () => {
-  bundle = await bundleEntries();
-});
-afterAll(() => bundle?.remove());
+const CHILD_MAIN = "test/reliability/support/child-main.ts";
+const folder = bundleFolder("reliability");
+const bundle = { cli: bundledPath(folder.dir, "cli/run.ts"), childMain: bundledPath(folder.dir, CHILD_MAIN) };
+beforeAll(() => bundleSources(["cli/run.ts", CHILD_MAIN], folder.dir));
+afterAll(() => folder.remove());
 
 describe.each(KINDS)("history invariants on %s", (kind: Kind) => {
   describe.skipIf(unavailable(kind))("", () => {
@@ -590,7 +626,7 @@ describe.each(KINDS)("history invariants on %s", (kind: Kind) => {
       try {
         const trials = Array.from({ length: TRIALS }, (_, n) => ({ n, seed: 7100 + n }));
         await inLanes(trials, LANES, (trial, lane) =>
-          killTrial({ kind, ...trial, emu: lanes[lane]!, pool, dir, cli: bundle!.cli, f, problems }),
+          killTrial({ kind, ...trial, emu: lanes[lane]!, pool, dir, cli: bundle.cli, f, problems }),
         );
       } finally {
         for (const e of lanes) await e.stop();
@@ -660,7 +696,7 @@ describe.each(KINDS)("history invariants on %s", (kind: Kind) => {
                   startAt,
                   refresh: round.refresh,
                 },
-                { compiled: bundle!.childMain },
+                { compiled: bundle.childMain },
               ),
             ),
           );

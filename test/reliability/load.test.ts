@@ -18,7 +18,7 @@ import { suiteWarehouse } from "./support/warehouses.js";
 const REQUESTS = envCount("RELIABILITY_LOAD_REQUESTS", 200);
 const MAX_RUNS = 2;
 const DEADLINE_MS = 90_000;
-const FINAL = new Set(["succeeded", "failed", "ceiling", "interrupted"]);
+const FINAL = new Set(["succeeded", "warnings", "failed", "ceiling", "interrupted"]);
 
 type Req = { method: "GET" | "POST"; path: string; body: string; kind: "page" | "runs" | "post" };
 

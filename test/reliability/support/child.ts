@@ -30,7 +30,7 @@ export function runChild(
   spec: ChildSpec,
   opts: {
     kill?: { after: "started" | "run"; afterMs: number };
-    /** child-main compiled into one file (support/bundle.ts), run without tsx: starts faster. */
+    /** child-main compiled into one file (test/helpers/bundle.ts), run without tsx: starts faster. */
     compiled?: string;
   } = {},
 ): Promise<ChildResult> {
