@@ -8,6 +8,9 @@ const stageRules = ENGINE_STAGES.map((stage, i) => ({
   folder: `engine/${stage}`,
   may: [...BELOW_ENGINE, ...ENGINE_STAGES.slice(0, i + 1).map((s) => `engine/${s}`)],
 }));
+// Notifications stand beside the stages: the outbox (store) and a webhook POST (connectors), no
+// stage; the run's stages hand webhooks to the store by their hashes and never import it.
+stageRules.push({ folder: "engine/notify", may: [...BELOW_ENGINE, "engine/notify"] });
 
 const layers = [
   { folder: "core", may: ["core"] },
@@ -19,6 +22,8 @@ const layers = [
     may: ["core", "schema", "connectors/sheets", "connectors/skill-api/retry\\.ts"],
   },
   { folder: "connectors/warehouse", may: ["core", "schema", "connectors/warehouse"] },
+  // A webhook is one POST: nothing of ours but core.
+  { folder: "connectors/webhook", may: ["core", "connectors/webhook"] },
   // The queue (pg-boss) lives in the warehouse's Postgres: it reads the warehouse's URL and errors, nothing else.
   {
     folder: "connectors/queue",

@@ -5,6 +5,7 @@ import { ValidationError } from "../core/errors.js";
 import { readValues } from "../engine/define/inputs.js";
 import { parseParamFlags } from "../engine/define/params.js";
 import { loadPrices, type PriceTable } from "../engine/define/prices.js";
+import { logNote } from "./log.js";
 
 /** Commander collector for repeatable flags. */
 export const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -52,14 +53,18 @@ export function paramsFromFlags(flags: string[] = []): Record<string, string[]> 
     raw[name] = values.flatMap((v) => {
       if (!v.startsWith("@")) return [v];
       const [file, column] = v.slice(1).split("#");
-      return readValues(file!, column, `--param ${name}`, (text) => process.stderr.write(`${text}\n`));
+      return readValues(file!, column, `--param ${name}`, (text) => logNote(text, "input.note"));
     });
   }
   return raw;
 }
 
-export function makeClient(baseUrl?: string): SkillClient {
-  return new SkillClient({ baseUrl });
+/** The API client of a command that sends calls: `--base-url`, and `--rate`/`--rate-limit-timeout` where it takes them. */
+export function makeClient(
+  baseUrl?: string,
+  rate: { rate?: number; rateLimitTimeoutMs?: number } = {},
+): SkillClient {
+  return new SkillClient({ baseUrl, ...rate });
 }
 
 /** Parses a non-negative number flag or throws a usage error naming the flag. */

@@ -1,9 +1,13 @@
 import { ExitCode } from "../core/errors.js";
-import { redact } from "../core/redact.js";
+import type { LogFields } from "../core/log.js";
+import { cliLog } from "./log.js";
 
-/** Log lines of a long-running process (scheduler, worker): on stderr, stamped, secrets redacted. */
-export function logLine(line: string): void {
-  process.stderr.write(`${new Date().toISOString()} ${redact(line)}\n`);
+/**
+ * A log line of a long-running process (scheduler, worker), in the invocation's `--log-format`:
+ * on stderr, stamped, secrets redacted. Prefer passing an event name.
+ */
+export function logLine(line: string, fields: LogFields = { event: "log" }): void {
+  cliLog()(line, fields);
 }
 
 // Resolves on the first SIGINT/SIGTERM; a second one quits at once.

@@ -2,6 +2,7 @@ import cliProgress from "cli-progress";
 import { redact } from "../core/redact.js";
 import type { RunReporter } from "../engine/run/runner.js";
 import type { RunCounters } from "../store/runs.js";
+import { isQuiet } from "./log.js";
 
 const fmtCredits = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
 
@@ -21,8 +22,21 @@ function itemsPart(c: RunCounters): string {
     : "";
 }
 
+const nextPages = (c: RunCounters) => `${c.pagesFound} next page${c.pagesFound === 1 ? "" : "s"}`;
+
+/**
+ * The calls' parenthesis: how many of the planned calls are next pages found while running (the
+ * plan counted first pages only, so the total grows as they are found), and how many came free.
+ *
+ * @example callsDetail({ ...zeroCounters(), callsPlanned: 5, pagesFound: 2 }) // "(3 planned + 2 next pages, 0 from store)"
+ */
+export function callsDetail(c: RunCounters): string {
+  const pages = c.pagesFound ? `${c.callsPlanned - c.pagesFound} planned + ${nextPages(c)}, ` : "";
+  return `(${pages}${c.callsCached} from store${c.callsShared ? `, ${c.callsShared} from another run` : ""})`;
+}
+
 function line(c: RunCounters): string {
-  return `calls ${c.callsDone}/${c.callsPlanned} (${c.callsCached} from store${c.callsShared ? `, ${c.callsShared} from another run` : ""}) · rows ${c.rowsWritten} · rejected ${c.rowsRejected} · credits ${fmtCredits(c.creditsSpent)}${itemsPart(c)} · errors ${c.callsFailed}${qualityPart(c)}`;
+  return `calls ${c.callsDone}/${c.callsPlanned} ${callsDetail(c)} · rows ${c.rowsWritten} · rejected ${c.rowsRejected} · credits ${fmtCredits(c.creditsSpent)}${itemsPart(c)} · errors ${c.callsFailed}${c.rateLimited ? ` · 429s ${c.rateLimited}` : ""}${qualityPart(c)}`;
 }
 
 /**
@@ -30,13 +44,13 @@ function line(c: RunCounters): string {
  * --json (stdout then carries only the summary).
  */
 export function makeReporter(mode: "auto" | "silent"): RunReporter & { stop(): void } {
-  if (mode === "silent") return { update() {}, stop() {} };
+  if (mode === "silent" || isQuiet()) return { update() {}, stop() {} };
   if (process.stderr.isTTY) {
     const bar = new cliProgress.SingleBar(
       {
         stream: process.stderr,
         format:
-          "{bar} calls {value}/{total} | rows {rows} | rejected {rejected} | credits {credits} | errors {errors}",
+          "{bar} calls {value}/{total}{pages} | rows {rows} | rejected {rejected} | credits {credits} | errors {errors}",
         hideCursor: true,
         clearOnComplete: false,
       },
@@ -46,6 +60,8 @@ export function makeReporter(mode: "auto" | "silent"): RunReporter & { stop(): v
     return {
       update(c, note) {
         const payload = {
+          // The total grows as next pages are found: said, so a growing total is not a mistake.
+          pages: c.pagesFound ? ` (+${nextPages(c)})` : "",
           rows: c.rowsWritten,
           rejected: c.rowsRejected,
           credits: fmtCredits(c.creditsSpent),

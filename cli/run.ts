@@ -9,4 +9,5 @@ process.stdout.on("error", (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
-process.exitCode = await main(process.argv.slice(2));
+// The working folder's `.env` fills what the environment leaves unset (cli/dotenv.ts).
+process.exitCode = await main(process.argv.slice(2), { envFrom: process.cwd() });

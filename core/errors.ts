@@ -12,6 +12,8 @@ export const ExitCode = {
   usage: 2,
   ceiling: 3,
   auth: 4,
+  /** The run finished but rejected records (`rejects: allow` or `--allow-rejects` accepts that). */
+  warnings: 5,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

@@ -5,6 +5,7 @@ import {
   genericData,
   genericRequest,
   type Operation,
+  PROBE_SLUG,
   SLUG_PATTERN,
   toolName,
 } from "../schema/catalog.js";
@@ -36,7 +37,7 @@ function familyOf(slug: string): Family {
  * @example genericOperation("marketplace-keyword-research", true)?.tool // "svc_marketplace_keyword_research"
  */
 export function genericOperation(slug: string, serve: GenericSlugs): Operation | undefined {
-  if (catalog.has(slug) || !SLUG_PATTERN.test(slug)) return undefined;
+  if (catalog.has(slug) || slug === PROBE_SLUG || !SLUG_PATTERN.test(slug)) return undefined;
   if (serve === false || (serve !== true && !serve.has(slug))) return undefined;
   return {
     slug,
@@ -50,6 +51,17 @@ export function genericOperation(slug: string, serve: GenericSlugs): Operation |
     recordsPath: "data",
     defaultPrice: { perCall: 1 },
   };
+}
+
+/**
+ * What the 404 of a slug the emulator does not serve adds: how to have it answered, when it could
+ * be (a slug in the catalog's form; the doctor's probe slug is never answered).
+ *
+ * @example notServedHint("marketplace-keyword-research") // "; to answer it with generic data, start the emulator with --generic-slugs …"
+ */
+export function notServedHint(slug: string): string {
+  if (slug === PROBE_SLUG || !SLUG_PATTERN.test(slug)) return "";
+  return `; to answer it with generic data, start the emulator with --generic-slugs ${slug} (or --generic-slugs alone, for every slug)`;
 }
 
 export const isGenericOperation = (op: Operation): boolean => !catalog.has(op.slug);

@@ -7,7 +7,7 @@ import type { KeyRing } from "./auth.js";
 import type { EmulatorClock } from "./clock.js";
 import { applyDrift, malformedBody } from "./distort.js";
 import type { FaultState } from "./faults.js";
-import { genericOperation } from "./generic.js";
+import { genericOperation, notServedHint } from "./generic.js";
 import type { CallStatus, Ledger } from "./ledger.js";
 import type { ResolvedOptions } from "./options.js";
 import { planCall } from "./plan.js";
@@ -150,7 +150,12 @@ function evaluate(
   const auth = state.keys.authenticate(req.headers.authorization);
   if (!auth.ok) return refuse(401, "unauthorized", auth.msg);
   const op = getOperation(slug) ?? genericOperation(slug, state.options.genericSlugs);
-  if (!op) return refuse(404, "unknown-operation", `no documented operation with slug "${slug}"`);
+  if (!op)
+    return refuse(
+      404,
+      "unknown-operation",
+      `no documented operation with slug "${slug}"${notServedHint(slug)}`,
+    );
   const { account } = auth;
   if (account.deny.has(op.family))
     return refuse(403, "forbidden", `this API key has no access to ${op.family} operations`);

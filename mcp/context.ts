@@ -1,3 +1,4 @@
+import type { SheetsConnector } from "../connectors/sheets/connector.js";
 import type { Warehouse } from "../connectors/warehouse/open.js";
 import type { LoadedPipeline } from "../engine/define/pipeline-file.js";
 import type { PriceTable } from "../engine/define/prices.js";
@@ -19,6 +20,8 @@ export interface McpOptions {
   prices: PriceTable;
   /** Calls in flight within one run (default 4). */
   concurrency?: number | undefined;
+  /** Pushes a run's `sheet:` outputs (afterRun) when Google Sheets is configured; undefined otherwise. */
+  sheets?: SheetsConnector | undefined;
   /** Aborting interrupts a run in progress (it can be resumed); the server is closing. */
   signal?: AbortSignal | undefined;
 }

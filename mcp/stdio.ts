@@ -1,5 +1,6 @@
 import { Writable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { Log } from "../core/log.js";
 import type { McpOptions } from "./context.js";
 import { LineLimit } from "./line-limit.js";
 import { createMcpServer } from "./server.js";
@@ -40,7 +41,7 @@ function untilDone(transport: StdioServerTransport): Promise<string> {
  * Serves MCP over stdin/stdout until the client leaves. A run still going then is interrupted
  * (resumable) and waited for, so the caller can close the warehouse safely afterwards.
  */
-export async function serveStdio(o: McpOptions, log: (line: string) => void): Promise<void> {
+export async function serveStdio(o: McpOptions, log: Log): Promise<void> {
   const channel = claimStdout();
   const abort = new AbortController();
   const { server, settled } = createMcpServer({ ...o, signal: abort.signal });
@@ -50,9 +51,12 @@ export async function serveStdio(o: McpOptions, log: (line: string) => void): Pr
   const transport = new StdioServerTransport(lines, channel);
   const done = untilDone(transport);
   await server.connect(transport);
-  log(`skillsync mcp: serving on stdio; at most ${o.maxCredits} credits in all for the runs it starts`);
+  log(`skillsync mcp: serving on stdio; at most ${o.maxCredits} credits in all for the runs it starts`, {
+    event: "mcp.started",
+    maxCredits: o.maxCredits,
+  });
   const why = await done;
-  log(`skillsync mcp: stopping (${why})`);
+  log(`skillsync mcp: stopping (${why})`, { event: "mcp.stopping", reason: why });
   abort.abort();
   await settled();
   await server.close();

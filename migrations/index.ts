@@ -12,6 +12,8 @@ import { workerTables } from "./009_workers.js";
 import { readerLoginTable } from "./010_reader_login.js";
 import { loadTables } from "./011_loads.js";
 import { windowTables } from "./012_windows.js";
+import { outboxTable } from "./013_outbox.js";
+import { rateLimitTables } from "./014_rate_limits.js";
 
 /**
  * The numbered migrations, in order. Names never change once released; new ones are appended.
@@ -31,5 +33,7 @@ export function allMigrations(adapter: WarehouseAdapter): Record<string, Migrati
     "010_reader_login": readerLoginTable(adapter),
     "011_loads": loadTables(adapter),
     "012_windows": windowTables(adapter),
+    "013_outbox": outboxTable(adapter),
+    "014_rate_limits": rateLimitTables(adapter),
   };
 }

@@ -4,18 +4,22 @@ import { isNode, LineCounter, parseDocument } from "yaml";
 import { type Issue, ValidationError } from "../core/errors.js";
 import { type ParamValue, resolveParams } from "../engine/define/params.js";
 import { type LoadedPipeline, loadPipeline } from "../engine/define/pipeline-file.js";
+import { type NotifyTarget, notifyFromFile } from "../engine/notify/config.js";
 import type { ScheduleSpec } from "../schema/schedule.js";
 
 /** A pipeline with its `schedule:` block, ready for the scheduler. */
 export interface ScheduledPipeline {
   pipeline: LoadedPipeline;
   schedule: ScheduleSpec;
+  /** The webhook of its `schedule.notify`, its URL read from the variable it names. */
+  notify?: NotifyTarget[] | undefined;
 }
 
 /** Where the scheduler looks when no file or folder is named. */
 export const DEFAULT_SCHEDULE_DIR = "pipelines";
 
-function yamlFilesIn(dir: string): string[] {
+/** A folder's `.yaml`/`.yml` files, sorted. */
+export function yamlFilesIn(dir: string): string[] {
   return readdirSync(dir)
     .filter((f) => /\.ya?ml$/.test(f))
     .sort()
@@ -52,7 +56,7 @@ function checkParams(p: LoadedPipeline, s: ScheduleSpec): void {
  *
  * @example const scheduled = loadSchedules(["pipelines/"]); // [{ pipeline, schedule }, …]
  */
-export function loadSchedules(refs: string[]): ScheduledPipeline[] {
+export function loadSchedules(refs: string[], o: { notify?: boolean } = {}): ScheduledPipeline[] {
   const targets = refs.length > 0 ? refs : [DEFAULT_SCHEDULE_DIR];
   const out: ScheduledPipeline[] = [];
   for (const ref of targets) {
@@ -71,7 +75,13 @@ export function loadSchedules(refs: string[]): ScheduledPipeline[] {
         ]);
       }
       checkParams(pipeline, pipeline.schedule);
-      out.push({ pipeline, schedule: pipeline.schedule });
+      const n = pipeline.schedule.notify;
+      out.push({
+        pipeline,
+        schedule: pipeline.schedule,
+        // Its URL is read from the environment only where it is used (`--list` does not need it).
+        ...(n && o.notify !== false ? { notify: [notifyFromFile(n, pipeline.file)] } : {}),
+      });
     }
   }
   const seen = new Map<string, string>();

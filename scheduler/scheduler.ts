@@ -1,22 +1,25 @@
 import { hostname } from "node:os";
-import cron, { type ScheduledTask } from "node-cron";
+import cron, { type ScheduledTask, type TaskContext } from "node-cron";
 import type { Warehouse } from "../connectors/warehouse/open.js";
+import { type Log, silentLog } from "../core/log.js";
 import type { SheetReader } from "../engine/define/inputs.js";
 import type { PriceTable } from "../engine/define/prices.js";
+import type { NotifyTarget } from "../engine/notify/config.js";
 import type { RunPipelines, SkillCaller } from "../engine/run/runner.js";
 import { migrateToLatest } from "../store/migrate.js";
 import { advanceChecked, claimTick, ensureStates, type Owner, readState } from "../store/schedule-state.js";
+import { crontabParts } from "./crontab.js";
 import type { ScheduledPipeline } from "./load.js";
 import { type InFlightTick, interruptLeftovers, settleWithin } from "./shutdown.js";
-import { runTick, type TickContext, type TickOutcome } from "./tick.js";
+import { notifyOf, runTick, type TickContext, type TickOutcome } from "./tick.js";
 import { formatInZone, pastTicks } from "./times.js";
 
 export interface SchedulerOptions {
   warehouse: Warehouse;
   client: SkillCaller;
   schedules: ScheduledPipeline[];
-  /** One line per event (ticks, runs, skips, missed ticks); default: nothing. */
-  log?: ((line: string) => void) | undefined;
+  /** One event per tick, run, skip and missed tick (`schedule.*`); default: nothing. */
+  log?: Log | undefined;
   prices?: PriceTable | undefined;
   sheet?: SheetReader | undefined;
   afterRun?: TickContext["afterRun"];
@@ -24,6 +27,8 @@ export interface SchedulerOptions {
   run?: RunPipelines | undefined;
   /** Who this scheduler is in the tick and state rows (default this host and pid). */
   owner?: Owner | undefined;
+  /** Webhooks told of every scheduled pipeline's events (`--notify`; docs/notifications.md). */
+  notify?: readonly NotifyTarget[] | undefined;
 }
 
 export interface TickRecord {
@@ -61,12 +66,12 @@ const floorSecond = (d: Date) => new Date(Math.floor(d.getTime() / 1000) * 1000)
  * catches the latest up once where `catchUp` is set), then runs each pipeline on its cron.
  *
  * @example
- * const s = await startScheduler({ warehouse, client, schedules: loadSchedules(["pipelines/"]), log: console.error });
+ * const s = await startScheduler({ warehouse, client, schedules: loadSchedules(["pipelines/"]), log: textLog() });
  * process.once("SIGTERM", () => void s.stop(30_000).then(() => process.exit(0)));
  */
 export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
   const w = o.warehouse;
-  const log = o.log ?? (() => {});
+  const log = o.log ?? silentLog;
   const owner = o.owner ?? { host: hostname(), pid: process.pid };
   const soft = new AbortController();
   const hard = new AbortController();
@@ -85,6 +90,7 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
     sheet: o.sheet,
     afterRun: o.afterRun,
     run: o.run,
+    notify: o.notify,
   };
   const inFlight = new Map<Promise<void>, InFlightTick>();
   const ticks: TickRecord[] = [];
@@ -98,7 +104,13 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
         ticks.push({ pipeline: sp.pipeline.name, tickAt, outcome });
       })
       .catch((err: unknown) => {
-        if (!stopping) log(`${sp.pipeline.name}: tick ${tickAt.toISOString()} failed: ${String(err)}`);
+        if (!stopping)
+          log(`${sp.pipeline.name}: tick ${tickAt.toISOString()} failed: ${String(err)}`, {
+            event: "schedule.tick.failed",
+            level: "error",
+            pipeline: sp.pipeline.name,
+            tickAt: tickAt.toISOString(),
+          });
       })
       .finally(() => inFlight.delete(p));
     inFlight.set(p, { pipeline: sp.pipeline.name, tickAt, maxFailures: sp.schedule.maxFailures });
@@ -113,28 +125,51 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
     info() {},
     warn() {},
     debug() {},
-    error: (m: string | Error) => log(`node-cron: ${m instanceof Error ? m.message : m}`),
+    error: (m: string | Error) =>
+      log(`node-cron: ${m instanceof Error ? m.message : m}`, { event: "schedule.error", level: "error" }),
   };
-  for (const sp of o.schedules) {
-    const task = cron.createTask(sp.schedule.cron, (c) => launch(sp, floorSecond(c.date), "fired"), {
+  const startTask = async (
+    sp: ScheduledPipeline,
+    expr: string,
+    i: number,
+    fired: (c: TaskContext) => void,
+  ): Promise<ScheduledTask> => {
+    const task = cron.createTask(expr, fired, {
       timezone: sp.schedule.timezone,
-      name: `skillsync:${sp.pipeline.name}`,
+      name: `skillsync:${sp.pipeline.name}${i ? `:${i}` : ""}`,
       logger: quiet,
       // A late timer (a busy machine) still fires its tick; node-cron reports only really lost ones.
       missedExecutionTolerance: 30_000,
     });
     task.on("execution:missed", (c) => {
       const tickAt = floorSecond(c.date);
-      void claimTick(w, {
-        pipeline: sp.pipeline.name,
-        tickAt,
-        status: "missed",
-        owner,
-        note: "the scheduler was too busy to fire it in time",
-      }).catch(() => {});
+      void claimTick(
+        w,
+        {
+          pipeline: sp.pipeline.name,
+          tickAt,
+          status: "missed",
+          owner,
+          note: "the scheduler was too busy to fire it in time",
+        },
+        notifyOf(ctx, sp),
+      ).catch(() => {});
     });
-    tasks.push(task);
     await task.start();
+    return task;
+  };
+  for (const sp of o.schedules) {
+    // Crontab's "day of month OR day of week" is two node-cron tasks; a day matching both fires them
+    // both for one instant, launched once.
+    let last = 0;
+    const fired = (c: TaskContext) => {
+      const tickAt = floorSecond(c.date);
+      if (tickAt.getTime() === last) return;
+      last = tickAt.getTime();
+      launch(sp, tickAt, "fired");
+    };
+    for (const [i, part] of crontabParts(sp.schedule.cron).entries())
+      tasks.push(await startTask(sp, part, i, fired));
   }
   const startedAt = new Date();
   for (const sp of o.schedules) await checkMissed(sp, startedAt);
@@ -155,20 +190,25 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
     const latest = missed.latest;
     const count = `${missed.count}${missed.more ? "+" : ""}`;
     const what = `${name}: ${count} tick(s) missed while no scheduler ran (latest ${formatInZone(latest, timezone)} ${timezone})`;
-    if (state.paused) return log(`${what}; the schedule is paused, not catching up`);
+    const fields = {
+      event: "schedule.missed",
+      level: "warn",
+      pipeline: name,
+      missed: count,
+      latest: latest.toISOString(),
+    } as const;
+    if (state.paused) return log(`${what}; the schedule is paused, not catching up`, fields);
     if (sp.schedule.catchUp) {
-      log(`${what}; catching up the latest once`);
+      log(`${what}; catching up the latest once`, { ...fields, catchUp: true });
       return launch(sp, latest, "caught-up");
     }
-    log(`${what}; not caught up (set schedule.catchUp: true to run the latest at start)`);
+    log(`${what}; not caught up (set schedule.catchUp: true to run the latest at start)`, fields);
     const earlier = missed.count > 1 ? `; ${count} missed since ${checked.toISOString()}` : "";
-    await claimTick(w, {
-      pipeline: name,
-      tickAt: latest,
-      status: "missed",
-      owner,
-      note: `not caught up${earlier}`,
-    });
+    await claimTick(
+      w,
+      { pipeline: name, tickAt: latest, status: "missed", owner, note: `not caught up${earlier}` },
+      notifyOf(ctx, sp),
+    );
     await advanceChecked(w, name, latest);
   }
 

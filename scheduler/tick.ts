@@ -1,8 +1,10 @@
 import type { Warehouse } from "../connectors/warehouse/open.js";
+import type { Log } from "../core/log.js";
 import { redact } from "../core/redact.js";
 import type { SheetReader } from "../engine/define/inputs.js";
 import { type ParamValue, resolveDate } from "../engine/define/params.js";
 import type { PriceTable } from "../engine/define/prices.js";
+import { type NotifyTarget, uniqueTargets } from "../engine/notify/config.js";
 import { type RunPipelines, type RunSummary, runPipelines, type SkillCaller } from "../engine/run/runner.js";
 import {
   acquireSlot,
@@ -23,11 +25,13 @@ export interface TickContext {
   owner: Owner;
   /** Aborting stops dispatching new calls of the runs in flight. */
   signal: AbortSignal;
-  log: (line: string) => void;
+  log: Log;
   prices?: PriceTable | undefined;
   sheet?: SheetReader | undefined;
   /** Runs the tick's pipeline (default in this process; `--workers`: the workers make the calls). */
   run?: RunPipelines | undefined;
+  /** Webhooks of every scheduled pipeline (`--notify`); each pipeline's own `notify:` adds to them. */
+  notify?: readonly NotifyTarget[] | undefined;
   /** After each run (e.g. pushing a pipeline's `sheet:` output); returns lines to log. */
   afterRun?:
     | ((
@@ -63,6 +67,11 @@ export function paramsForTick(sp: ScheduledPipeline, tickAt: Date): Record<strin
   return given;
 }
 
+/** The webhooks of a scheduled pipeline: the scheduler's and its own `schedule.notify`. */
+export function notifyOf(ctx: Pick<TickContext, "notify">, sp: ScheduledPipeline): NotifyTarget[] {
+  return uniqueTargets([...(ctx.notify ?? []), ...(sp.notify ?? [])]);
+}
+
 /**
  * Runs one tick of a scheduled pipeline: claims the tick (once across schedulers), skips it while
  * the schedule is paused or an earlier tick's run still holds the slot, else runs the pipeline with
@@ -79,12 +88,14 @@ export async function runTick(
   const w = ctx.warehouse;
   const name = sp.pipeline.name;
   const when = `${name} @ ${formatInZone(tickAt, sp.schedule.timezone)} ${sp.schedule.timezone}`;
+  const about = { pipeline: name, tickAt: tickAt.toISOString() };
+  const notify = notifyOf(ctx, sp);
   if (!(await claimTick(w, { pipeline: name, tickAt, status, owner: ctx.owner }))) return { kind: "taken" };
   await advanceChecked(w, name, tickAt);
 
   const skip = async (reason: string): Promise<TickOutcome> => {
-    await updateTick(w, name, tickAt, { status: "skipped", note: reason, finished: true });
-    ctx.log(`${when}: skipped: ${reason}`);
+    await updateTick(w, name, tickAt, { status: "skipped", note: reason, finished: true }, notify);
+    ctx.log(`${when}: skipped: ${reason}`, { event: "schedule.skipped", level: "warn", ...about });
     return { kind: "skipped", reason };
   };
   const state = await readState(w, name);
@@ -96,7 +107,11 @@ export async function runTick(
     return skip(`the run of tick ${h.runningTickAt} is still going (${h.runningHost} pid ${h.runningPid})`);
   }
 
-  ctx.log(`${when}: ${status === "caught-up" ? "catching up" : "starting"}`);
+  ctx.log(`${when}: ${status === "caught-up" ? "catching up" : "starting"}`, {
+    event: "schedule.tick",
+    ...about,
+    status,
+  });
   const beat = setInterval(() => void beatSlot(w, name, tickAt).catch(() => {}), HEARTBEAT_MS);
   beat.unref();
   let runId: string | null = null;
@@ -115,24 +130,43 @@ export async function runTick(
       prices: ctx.prices,
       trigger: "schedule",
       signal: ctx.signal,
+      notify,
       sheet: ctx.sheet,
+      onStart: (id, resumed) =>
+        ctx.log(`${when}: run ${id}${resumed ? " (resumed)" : ""} started`, {
+          event: "schedule.run.started",
+          ...about,
+          runId: id,
+          resumed,
+        }),
     });
     runId = s.runId;
     runStatus = s.status;
-    failed = s.status === "failed" ? true : s.status === "succeeded" ? false : undefined;
+    // Rejected records are told (outcome `warnings`), not a failure that pauses the schedule.
+    failed =
+      s.status === "failed" ? true : s.status === "succeeded" || s.status === "warnings" ? false : undefined;
     note = s.stopReason ?? s.failures[0]?.message;
     const c = s.counters;
     ctx.log(
       `${when}: run ${s.runId}${s.resumed ? " (resumed)" : ""} ${s.status}: ${c.callsDone}/${c.callsPlanned} calls, ` +
         `${c.callsFailed} failed, ${c.creditsSpent} credits, ${c.rowsWritten} rows${note ? `; ${note}` : ""}`,
+      {
+        event: "schedule.run.finished",
+        level: s.status === "succeeded" ? "info" : s.status === "failed" ? "error" : "warn",
+        ...about,
+        runId: s.runId,
+        status: s.status,
+        counters: c,
+      },
     );
-    for (const line of (await ctx.afterRun?.(w, sp, s, params)) ?? []) ctx.log(`${when}: ${line}`);
+    for (const line of (await ctx.afterRun?.(w, sp, s, params)) ?? [])
+      ctx.log(`${when}: ${line}`, { event: "schedule.output", ...about, runId: s.runId });
   } catch (err) {
     // Bad params, a broken warehouse, a load that failed: the run (if it started) is recorded failed.
     runStatus = "error";
     failed = true;
     note = redact(err instanceof Error ? err.message : String(err));
-    ctx.log(`${when}: failed: ${note}`);
+    ctx.log(`${when}: failed: ${note}`, { event: "schedule.run.failed", level: "error", ...about, runId });
   } finally {
     clearInterval(beat);
   }
@@ -153,6 +187,7 @@ export async function runTick(
   if (failed && after.paused) {
     ctx.log(
       `${name}: paused after ${after.consecutiveFailures} failed runs in a row; resume with: skillsync schedule resume ${name}`,
+      { event: "schedule.paused", level: "error", ...about, runId },
     );
   }
   return { kind: "ran", runId, status: runStatus, paused: after.paused };

@@ -1,22 +1,24 @@
-import cron, { type ScheduledTask } from "node-cron";
+import cron from "node-cron";
+import { cronMatcher, crontabParts } from "./crontab.js";
 
-/** A stopped node-cron task, used only to ask when an expression matches (it never fires). */
-export function cronMatcher(expr: string, timezone: string): ScheduledTask {
-  return cron.createTask(expr, () => undefined, { timezone });
-}
+export { cronMatcher } from "./crontab.js";
 
 /**
- * The next `count` instants an expression matches after now.
+ * The next `count` instants an expression matches after now (as crontab means it: crontab.ts).
  *
  * @example nextTimes("0 6 * * *", "Europe/Berlin", 3) // three Dates, 06:00 Berlin time each
  */
 export function nextTimes(expr: string, timezone: string, count: number): Date[] {
-  const task = cronMatcher(expr, timezone);
-  try {
-    return task.getNextRuns(count);
-  } finally {
-    void task.destroy();
+  const byTime = new Map<number, Date>();
+  for (const part of crontabParts(expr)) {
+    const task = cron.createTask(part, () => undefined, { timezone });
+    try {
+      for (const d of task.getNextRuns(count)) byTime.set(d.getTime(), d);
+    } finally {
+      void task.destroy();
+    }
   }
+  return [...byTime.values()].sort((a, b) => a.getTime() - b.getTime()).slice(0, count);
 }
 
 export interface PastTicks {
@@ -62,9 +64,9 @@ function wallClock(
 /**
  * The ticks of an expression in the window (after, before]: what a scheduler missed while it was
  * down. node-cron only looks forward, so this walks back over the wall clock of the zone: hours
- * and minutes the expression does not list are skipped cheaply, node-cron's own `match` decides
- * the rest (fields are ANDed, so when it refuses a minute whose month, hour and minute are
- * listed, the day itself is out and the walk skips it).
+ * and minutes the expression does not list are skipped cheaply, the matcher decides the rest
+ * (only the day fields differ between crontab's parts, so when it refuses a minute whose month,
+ * hour and minute are listed, the day itself is out and the walk skips it).
  *
  * @example pastTicks("0 6 * * *", "UTC", new Date("2025-01-01T00:00:00Z"), new Date("2025-01-03T12:00:00Z"))
  * // { latest: 2025-01-03T06:00:00Z, count: 3, more: false }
@@ -110,7 +112,7 @@ export function pastTicks(expr: string, timezone: string, after: Date, before: D
       t -= MINUTE;
     }
   } finally {
-    void task.destroy();
+    task.destroy();
   }
   return { latest, count, more: floor > after.getTime() || count >= COUNT_CAP };
 }

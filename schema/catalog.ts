@@ -53,14 +53,36 @@ export interface Operation {
 
 export const toolName = (slug: string) => `svc_${slug.replaceAll("-", "_")}`;
 export const operationPath = (slug: string) => `${API_PREFIX}/skills/${slug}/run`;
+
+/**
+ * A slug no operation has (`skillsync doctor`): a POST to it passes the gateway's key check and
+ * is then refused as an unknown operation — nothing runs, so nothing is billed.
+ */
+export const PROBE_SLUG = "skillsync-doctor-probe";
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
-type Def = Omit<Operation, "tool">;
-const op = (def: Def): Operation => ({ ...def, tool: toolName(def.slug) });
+/**
+ * An operation as written in the catalog below: its slug is its key there, its tool name follows
+ * from the slug. `Req` and `Data` keep the exact schemas, so a call's types are read from here
+ * (`DocumentedOperations`, `connectors/skill-api/types.ts`).
+ */
+type Def<
+  Req extends Operation["request"] = Operation["request"],
+  Data extends Operation["data"] = Operation["data"],
+> = Omit<Operation, "slug" | "tool" | "request" | "data"> & { request: Req; data: Data };
 
-const advertising = (slug: string, title: string, description: string, rest: Partial<Def>): Operation =>
+const op = <Req extends Operation["request"], Data extends Operation["data"]>(def: Def<Req, Data>) => def;
+
+// NoInfer: the catalog's `satisfies` would otherwise widen the request or data an operation leaves unset.
+const advertising = <
+  Req extends Operation["request"] = typeof reportStatusRequest,
+  Data extends Operation["data"] = typeof reportDataSchema,
+>(
+  title: string,
+  description: string,
+  rest: Partial<Def<Req, Data>>,
+): Def<NoInfer<Req>, NoInfer<Data>> =>
   op({
-    slug,
     title,
     description,
     family: "advertising",
@@ -69,18 +91,16 @@ const advertising = (slug: string, title: string, description: string, rest: Par
     data: reportDataSchema,
     defaultPrice: { perCall: 1 },
     ...rest,
-  });
+  } as Def<Req, Data>);
 
-const ipRisk = (
-  slug: string,
+const ipRisk = <Req extends Operation["request"], Data extends Operation["data"]>(
   title: string,
   description: string,
-  request: Operation["request"],
-  data: Operation["data"],
+  request: Req,
+  data: Data,
   recordsPath: string,
 ) =>
   op({
-    slug,
     title,
     description,
     family: "ip-risk",
@@ -91,61 +111,22 @@ const ipRisk = (
     defaultPrice: { perCall: 5 },
   });
 
-const operations: Operation[] = [
-  advertising(
-    "marketplace-ads-sp-search-impression-share-report",
-    "Sponsored products search impression share report",
-    "Creates an asynchronous search impression share report; poll its status by reportId.",
-    { request: searchImpressionShareRequest, reportRole: "create", defaultPrice: { perCall: 10 } },
-  ),
-  advertising(
-    "marketplace-ads-sp-audience-report",
-    "Sponsored products audience report",
-    "Creates an asynchronous audience report; poll its status by reportId.",
-    { request: audienceRequest, reportRole: "create", defaultPrice: { perCall: 10 } },
-  ),
-  advertising(
-    "marketplace-ads-sp-insights-report-status",
-    "Sponsored products insights report status",
-    "Returns a report's status and, once ready, its completed parts with a documentToken each.",
-    { request: reportStatusRequest, reportRole: "status" },
-  ),
-  advertising(
-    "marketplace-ads-sp-insights-report-download",
-    "Sponsored products insights report download",
-    "Downloads one completed report part as UTF-8 CSV text.",
-    { request: reportDownloadRequest, data: reportDownloadDataSchema, reportRole: "download" },
-  ),
-  op({
-    slug: "marketplace-search",
-    title: "Marketplace product search",
-    description: "Searches marketplace products for a keyword, one result page per call.",
-    family: "marketplace",
-    tag: "marketplace search intelligence",
-    request: marketplaceSearchRequest,
-    data: marketplaceSearchDataSchema,
-    recordsPath: "products",
-    defaultPrice: { perCall: 1 },
-  }),
-  op({
-    slug: "websearch-patent-search",
-    title: "Patent search",
-    description: "Searches patents by query, with date, status, type and assignee filters; paged.",
-    family: "patent-search",
-    tag: "patent intelligence",
-    request: patentSearchRequest,
-    data: patentSearchDataSchema,
-    recordsPath: "results",
-    defaultPrice: { perCall: 1 },
-  }),
-  ...(
+type PatentOp<S extends PatentIdentifierSlug> = (typeof patentIdentifierOperations)[S];
+/** Each patent-identifier operation's `data`, typed with that operation's record. */
+type PatentDataSchema<S extends PatentIdentifierSlug> = PatentOp<S>["record"] extends infer R extends
+  z.ZodType
+  ? ReturnType<typeof patentIdentifierData<R>>
+  : never;
+
+const patentIdentifier = Object.fromEntries<Def>(
+  (
     Object.entries(patentIdentifierOperations) as [
       PatentIdentifierSlug,
       (typeof patentIdentifierOperations)[PatentIdentifierSlug],
     ][]
-  ).map(([slug, def]) =>
+  ).map(([slug, def]) => [
+    slug,
     op({
-      slug,
       title: def.title,
       description: `${def.title} for up to 100 patents per call (patentId or patentNumber, comma-separated).`,
       family: "patent-identifier",
@@ -155,40 +136,90 @@ const operations: Operation[] = [
       recordsPath: "data",
       defaultPrice: { perItem: 1 },
     }),
+  ]),
+) as { [S in PatentIdentifierSlug]: Def<PatentOp<S>["request"], PatentDataSchema<S>> };
+
+/** The documented operations by slug, in the catalog's order. */
+const documented = {
+  "marketplace-ads-sp-search-impression-share-report": advertising(
+    "Sponsored products search impression share report",
+    "Creates an asynchronous search impression share report; poll its status by reportId.",
+    { request: searchImpressionShareRequest, reportRole: "create", defaultPrice: { perCall: 10 } },
   ),
-  ipRisk(
-    "vendora-product-tro-detection",
+  "marketplace-ads-sp-audience-report": advertising(
+    "Sponsored products audience report",
+    "Creates an asynchronous audience report; poll its status by reportId.",
+    { request: audienceRequest, reportRole: "create", defaultPrice: { perCall: 10 } },
+  ),
+  "marketplace-ads-sp-insights-report-status": advertising(
+    "Sponsored products insights report status",
+    "Returns a report's status and, once ready, its completed parts with a documentToken each.",
+    { reportRole: "status" },
+  ),
+  "marketplace-ads-sp-insights-report-download": advertising(
+    "Sponsored products insights report download",
+    "Downloads one completed report part as UTF-8 CSV text.",
+    { request: reportDownloadRequest, data: reportDownloadDataSchema, reportRole: "download" },
+  ),
+  "marketplace-search": op({
+    title: "Marketplace product search",
+    description: "Searches marketplace products for a keyword, one result page per call.",
+    family: "marketplace",
+    tag: "marketplace search intelligence",
+    request: marketplaceSearchRequest,
+    data: marketplaceSearchDataSchema,
+    recordsPath: "products",
+    defaultPrice: { perCall: 1 },
+  }),
+  "websearch-patent-search": op({
+    title: "Patent search",
+    description: "Searches patents by query, with date, status, type and assignee filters; paged.",
+    family: "patent-search",
+    tag: "patent intelligence",
+    request: patentSearchRequest,
+    data: patentSearchDataSchema,
+    recordsPath: "results",
+    defaultPrice: { perCall: 1 },
+  }),
+  ...patentIdentifier,
+  "vendora-product-tro-detection": ipRisk(
     "Product TRO risk detection",
     "Checks a product image (and optional text) for temporary-restraining-order litigation risk.",
     troDetectionRequest,
     troDetectionDataSchema,
     "results",
   ),
-  ipRisk(
-    "vendorb-copyright-detection",
+  "vendorb-copyright-detection": ipRisk(
     "Image copyright detection",
     "Finds copyrighted images similar to a product image.",
     copyrightDetectionRequest,
     copyrightDetectionDataSchema,
     "data",
   ),
-  ipRisk(
-    "vendorb-detection-patent-design",
+  "vendorb-detection-patent-design": ipRisk(
     "Design patent detection",
     "Finds design patents similar to a product image, by region and status.",
     designPatentDetectionRequest,
     designPatentDetectionDataSchema,
     "data",
   ),
-  ipRisk(
-    "vendorb-gun-parts-search",
+  "vendorb-gun-parts-search": ipRisk(
     "Policy-violating parts search",
     "Compares a product image against a database of policy-violating items.",
     policyPartsSearchRequest,
     policyPartsSearchDataSchema,
     "data",
   ),
-];
+} satisfies Record<string, Def>;
+
+/** The documented operations' exact request and `data` schemas, by slug (a call's types are inferred from it). */
+export type DocumentedOperations = typeof documented;
+
+const operations: Operation[] = Object.entries(documented).map(([slug, def]) => ({
+  slug,
+  ...def,
+  tool: toolName(slug),
+}));
 
 /** The 23 documented operations, by slug. */
 export const catalog: ReadonlyMap<string, Operation> = new Map(operations.map((o) => [o.slug, o]));

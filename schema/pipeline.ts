@@ -100,7 +100,7 @@ export const TRANSFORMS = [
 export const columnSpecSchema = z.union([
   z.enum(COLUMN_TYPES),
   z.strictObject({
-    /** A dot path in the record (default: the column name in camelCase), or `$input`, `$index`, `$observedAt`, `$request.x`, `$param.x`. */
+    /** A dot path in the record (default: the column name in camelCase), or `$input`, `$index`, `$observedAt`, `$skill`, `$request.x`, `$param.x`, `$data.x` (a member of the answer's data beside the records). */
     from: memberPath.optional(),
     type: z.enum(COLUMN_TYPES).default("text"),
     transform: z.enum(TRANSFORMS).optional(),
@@ -209,6 +209,11 @@ export const pipelineSchema = z.strictObject({
   maxCredits: z.number().positive().optional(),
   /** Fail the run (exit 1) when records are rejected, a column's member is in no record, or records have members no column reads (as `run --strict`). */
   strict: z.boolean().default(false),
+  /**
+   * `warn` (default): a run that rejected records ends `warnings`, exit 5. `allow`: rejected records
+   * are expected (kept in skillsync_rejects, still listed as warnings) and the run ends `succeeded`.
+   */
+  rejects: z.enum(["warn", "allow"]).default("warn"),
   /** At most this many calls of this pipeline in flight (within the run's --concurrency). */
   concurrency: z.number().int().min(1).max(256).optional(),
   /** SQL statements run after a successful load (views over the tables). Only CREATE VIEW statements. */

@@ -1,5 +1,6 @@
 import cron from "node-cron";
 import { z } from "zod";
+import { notifySchema } from "./notify.js";
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
 
@@ -48,6 +49,8 @@ export const scheduleSchema = z.strictObject({
   maxCredits: z.number().positive().optional(),
   /** Calls in flight at most in each scheduled run (like `--concurrency`). */
   concurrency: z.number().int().min(1).max(256).optional(),
+  /** A webhook told of this pipeline's failed, warning and ceiling runs, budgets and lost ticks. */
+  notify: notifySchema.optional(),
 });
 
 export type ScheduleSpec = z.infer<typeof scheduleSchema>;

@@ -89,7 +89,12 @@ export function describePipeline(p: LoadedPipeline): string {
 export function describePipelines(files: string[] = listBuiltinPipelines()): string {
   const intro =
     "Generated from the files in `pipelines/` by `npm run readme` (scripts/docs-pipelines.ts). Every table also has " +
-    "`run_id` and `loaded_at`; `extra` (JSON) keeps the members no column names.";
+    "`run_id` and `loaded_at`; `extra` (JSON) keeps the members no column names. A table with " +
+    '"more columns inferred from the data" gains a column for each member its answers bring ' +
+    "([Columns from the data](pipeline-files.md#columns-from-the-data-infercolumns)).\n\n" +
+    "These pipelines call 23 operations the contract details. The catalog's other 149 are reached by their slug, " +
+    "in a pipeline file of your own or with `skillsync call`: " +
+    "[Operations beyond the documented 23](pipeline-files.md#operations-beyond-the-documented-23).";
   return [intro, ...files.map((f) => describePipeline(loadPipeline(f)))].join("\n\n");
 }
 

@@ -4,7 +4,8 @@ import { redact } from "../core/redact.js";
 import type { ParamValue } from "../engine/define/params.js";
 import type { LoadedPipeline } from "../engine/define/pipeline-file.js";
 import type { PriceTable } from "../engine/define/prices.js";
-import { type OutputPush, pushPipelineOutputs } from "../engine/publish/sheets-push.js";
+import { afterRun } from "../engine/publish/after-run.js";
+import type { OutputPush } from "../engine/publish/sheets-push.js";
 import { type RunPipelines, runPipelines, type SkillCaller } from "../engine/run/runner.js";
 import { newRunId, type RunCounters, type RunStatus, zeroCounters } from "../store/runs.js";
 
@@ -161,16 +162,17 @@ export class RunQueue {
       job.stopReason = summary.stopReason;
       job.warnings = summary.warnings.map(redact);
       job.errors = summary.failures.slice(0, 20).map((f) => ({ code: f.code, message: redact(f.message) }));
-      if (summary.status === "succeeded" && pipeline.sheet && !this.o.sheets) {
+      const after = await afterRun({
+        warehouse: this.o.warehouse,
+        sheets: this.o.sheets,
+        pipelines: [pipeline],
+        summary,
+        params: job.params,
+      });
+      if (after.notConfigured) {
         job.sheetPushes = [{ pipeline: pipeline.name, error: "not pushed: Google Sheets is not configured" }];
-      } else if (summary.status === "succeeded" && this.o.sheets && pipeline.sheet) {
-        job.sheetPushes = await pushPipelineOutputs({
-          warehouse: this.o.warehouse,
-          sheets: this.o.sheets,
-          pipelines: [pipeline],
-          runId: summary.runId,
-          params: job.params,
-        });
+      } else {
+        job.sheetPushes = after.pushes;
         for (const p of job.sheetPushes)
           if (p.error) job.errors.push({ code: "SHEETS", message: redact(p.error) });
       }

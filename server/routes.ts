@@ -15,13 +15,17 @@ import {
   typedValue,
   userTables,
 } from "../engine/publish/read-table.js";
-import { pipelineView, recentWarehouseRuns, warehouseRunView } from "../engine/publish/views.js";
+import {
+  pipelineView,
+  recentWarehouseRuns,
+  warehouseRunView,
+} from "../engine/publish/run-and-pipeline-views.js";
 import { preflight } from "../engine/run/preflight.js";
 import type { ColumnType } from "../schema/table.js";
 import { budgetStatus } from "../store/budget-status.js";
 import { errorReply, type Reply, reply } from "./http.js";
+import { jobView } from "./job-view.js";
 import type { RunQueue } from "./queue.js";
-import { jobView } from "./views.js";
 
 export const MAX_PAGE = 5000;
 export interface RouteContext {

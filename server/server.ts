@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { SheetsConnector } from "../connectors/sheets/connector.js";
 import type { Warehouse } from "../connectors/warehouse/open.js";
 import { ValidationError } from "../core/errors.js";
+import { type Log, textLog } from "../core/log.js";
 import { redact, registerSecret } from "../core/redact.js";
 import { type LoadedPipeline, listBuiltinPipelines, loadPipeline } from "../engine/define/pipeline-file.js";
 import { loadPrices, type PriceTable } from "../engine/define/prices.js";
@@ -50,8 +51,8 @@ export interface ServerOptions {
   headersTimeoutMs?: number | undefined;
   /** How long a kept-alive connection may sit idle between requests, ms (default 5 s). */
   idleTimeoutMs?: number | undefined;
-  /** One line per request; default stderr. */
-  log?: ((line: string) => void) | undefined;
+  /** One `http.request` event per request; default text lines on stderr. */
+  log?: Log | undefined;
   now?: (() => number) | undefined;
   /** Runs pipelines (default in this process; `--workers`: the workers make the calls). */
   run?: RunPipelines | undefined;
@@ -146,7 +147,7 @@ export async function startServer(o: ServerOptions): Promise<SkillsyncServer> {
     prices,
   };
   const auth = new RequestAuthenticator(secret, o.now);
-  const log = o.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const log = o.log ?? textLog();
   const bodyLimit = o.bodyLimit ?? 64 * 1024;
   const bodyTimeoutMs = o.bodyTimeoutMs ?? 10_000;
   const headersTimeoutMs = o.headersTimeoutMs ?? 10_000;
@@ -193,7 +194,14 @@ export async function startServer(o: ServerOptions): Promise<SkillsyncServer> {
     if (refused) sendRefusal(req, res, r, bodyTimeoutMs);
     else send(res, r, close);
     const ms = Math.round(performance.now() - started);
-    log(redact(`${new Date().toISOString()} ${method} ${url.pathname} ${r.status} ${ms}ms${note}`));
+    log(redact(`${method} ${url.pathname} ${r.status} ${ms}ms${note}`), {
+      event: "http.request",
+      level: r.status >= 500 ? "error" : "info",
+      method,
+      path: redact(url.pathname),
+      status: r.status,
+      ms,
+    });
   }
 
   const server: Server = createServer(

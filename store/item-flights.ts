@@ -33,8 +33,9 @@ export async function lookupItemClaims(
 
 /** Records that `callId` (reserved, in this transaction) fetches these items: other runs await it. */
 export async function claimItems(db: Kysely<AnyDB>, callId: number, itemHashes: string[]): Promise<void> {
-  // A statement's upsert may touch a row once: repeats go.
-  const unique = [...new Set(itemHashes)];
+  // A statement's upsert may touch a row once: repeats go. Sorted, runs at once under --refresh
+  // (which claim the same items) lock them in one order and cannot deadlock on Postgres.
+  const unique = [...new Set(itemHashes)].sort();
   for (let i = 0; i < unique.length; i += 500) {
     const rows = unique.slice(i, i + 500).map((item_hash) => ({ item_hash, call_id: callId }));
     await db

@@ -73,12 +73,18 @@ export async function migrateToLatest(w: Warehouse): Promise<MigrateOutcome> {
  * with a few hundred schemas, and grows with them). Any doubt (no table yet) goes to the migrator.
  */
 async function isLatest(w: Warehouse): Promise<boolean> {
+  return (await pendingMigrations(w)).length === 0;
+}
+
+/** The migrations the warehouse has not had yet (all of them for a new one), changing nothing. */
+export async function pendingMigrations(w: Warehouse): Promise<string[]> {
   const table = w.adapter.schema ? `${w.adapter.schema}.kysely_migration` : "kysely_migration";
+  const all = Object.keys(allMigrations(w.adapter));
   try {
     const r = await sql<{ name: string }>`select name from ${sql.table(table)}`.execute(w.db);
     const done = new Set(r.rows.map((row) => row.name));
-    return Object.keys(allMigrations(w.adapter)).every((name) => done.has(name));
+    return all.filter((name) => !done.has(name));
   } catch {
-    return false;
+    return all;
   }
 }

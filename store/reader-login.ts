@@ -80,6 +80,16 @@ async function setUpOnce(w: Warehouse): Promise<ReaderSetup & { role: string }> 
 }
 
 /**
+ * Why the read paths of a Postgres warehouse have no reader yet (`doctor`), or undefined when a
+ * reader login is stored or this login can only read. Changes nothing.
+ */
+export async function readerMissing(w: Warehouse): Promise<string | undefined> {
+  if (await storedLogin(w)) return undefined;
+  const problems = await readerProblems(w.db);
+  return problems.length ? `no reader login is stored, and this login ${problems.join(", ")}` : undefined;
+}
+
+/**
  * The login the read paths of `w` use (Postgres): the role `setUpReader` made; else the
  * warehouse's own login when it can only read; else a role made now, when the owner may.
  * Otherwise reads are refused, saying how to set one up. `--read-db` bypasses this (open.ts).

@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
 import type { Warehouse } from "../connectors/warehouse/open.js";
+import { pidState } from "../core/pid-state.js";
 import { type ReportJob, toJob } from "./report-jobs.js";
 
 const TABLE = "skillsync_report_jobs";
@@ -47,14 +48,7 @@ export async function runIsBusy(w: Warehouse, runId: string | null, self: string
     .where("id", "=", runId)
     .executeTakeFirst();
   if (run?.status !== "running") return false;
-  if (run.host === hostname() && typeof run.pid === "number") {
-    try {
-      process.kill(run.pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  }
+  if (run.host === hostname() && typeof run.pid === "number") return pidState(run.pid) === "alive";
   const beat = run.heartbeat_at ? Date.parse(String(run.heartbeat_at)) : 0;
   return Date.now() - beat < 120_000;
 }

@@ -1,9 +1,8 @@
-import type SQLite from "better-sqlite3";
 import type { Kysely } from "kysely";
+import type { SyncDriver } from "../connectors/warehouse/adapter.js";
 import type { AnyDB } from "../connectors/warehouse/open.js";
-import { prepared } from "../connectors/warehouse/sqlite/bulk.js";
 import { type Ceiling, inLockOrder, reserveStatement } from "./budget.js";
-import { type CallRecord, callRow } from "./ledger.js";
+import { type CallRecord, callRow } from "./calls.js";
 import {
   type ClaimRow,
   claimsOf,
@@ -27,8 +26,8 @@ class NotWholly extends Error {
 }
 
 /**
- * The usual reservation of a group on SQLite, as ONE synchronous `BEGIN IMMEDIATE` transaction of
- * prepared statements: no call has a fresh stored answer or is reserved by another run (live or dead),
+ * The usual reservation of a group where the driver is synchronous (SQLite, `adapter.synchronous`),
+ * as ONE synchronous `BEGIN IMMEDIATE` transaction of prepared statements: no call has a fresh stored answer or is reserved by another run (live or dead),
  * every ceiling's row exists and the whole group fits under each. Returns each call's ledger id in
  * group order; else nothing is written (undefined) and the general path decides call by call.
  *
@@ -39,17 +38,17 @@ class NotWholly extends Error {
  */
 export function reserveWholeGroup(
   db: Kysely<AnyDB>,
-  database: SQLite.Database,
+  driver: SyncDriver,
   ceilings: readonly Ceiling[],
   group: readonly CallRecord[],
   fresh: FreshRule | undefined,
 ): { ids: number[] } | undefined {
-  const run = database.transaction((): number[] => {
+  const run = (): number[] => {
     if (fresh) {
       // Stored answers and calls in flight elsewhere, in one statement for the group.
       const shared = sharesInFlight(fresh);
       const hashes = JSON.stringify(group.map((g) => g.requestHash));
-      const lookup = prepared(database, sqliteClaimLookup(shared));
+      const lookup = driver.prepare(sqliteClaimLookup(shared));
       const rows = lookup.all(shared ? { hashes, run: fresh.runId } : { hashes }) as ClaimRow[];
       const claims = rows.length ? claimsOf(rows, fresh) : undefined;
       if (claims && (claims.fresh.length || claims.inFlight.size || claims.abandoned.length)) {
@@ -60,13 +59,13 @@ export function reserveWholeGroup(
     const total = group.reduce((sum, g) => sum + g.credits, 0);
     for (const c of inLockOrder(ceilings)) {
       const q = reserveStatement(c.scope, total, at).compile(db);
-      if (prepared(database, q.sql).run(q.parameters as unknown[]).changes === 0) throw new NotWholly();
+      if (driver.prepare(q.sql).run(q.parameters as unknown[]).changes === 0) throw new NotWholly();
     }
-    const insert = prepared(database, INSERT_CALL);
+    const insert = driver.prepare(INSERT_CALL);
     return group.map((g) => Number((insert.get(callRow(g, "reserved", at)) as { id: number }).id));
-  });
+  };
   try {
-    return { ids: run.immediate() };
+    return { ids: driver.immediate(run) };
   } catch (err) {
     if (!(err instanceof NotWholly)) throw err;
     return undefined;

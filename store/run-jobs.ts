@@ -2,6 +2,8 @@ import type { Kysely } from "kysely";
 import { readJson } from "../connectors/warehouse/adapter.js";
 import type { AnyDB, Warehouse } from "../connectors/warehouse/open.js";
 import { redact } from "../core/redact.js";
+import { type OutboxTarget, writeEvent } from "./outbox.js";
+import { workerLostEvent } from "./outbox-events.js";
 import { workerAlive } from "./workers.js";
 
 /**
@@ -94,15 +96,34 @@ export async function saveAttemptOver<O>(
   });
 }
 
-/** Earlier attempts of a job that a new one takes over: they no longer count towards the run. */
-export async function supersede(w: Warehouse, jobId: string, workerIds: string[]): Promise<void> {
+/**
+ * Earlier attempts of a job that a new one takes over: they no longer count towards the run.
+ * `lost`: those of workers that died holding it, told to these webhooks in the same transaction.
+ */
+export async function supersede(
+  w: Warehouse,
+  jobId: string,
+  workerIds: string[],
+  lost?: {
+    workerIds: string[];
+    runId: string;
+    pipeline: string;
+    takenBy: string;
+    notify?: readonly OutboxTarget[];
+  },
+): Promise<void> {
   if (!workerIds.length) return;
-  await w.db
-    .updateTable("skillsync_run_jobs")
-    .set({ state: "superseded", finished_at: new Date().toISOString() })
-    .where("job_id", "=", jobId)
-    .where("worker_id", "in", workerIds)
-    .execute();
+  await w.db.transaction().execute(async (db) => {
+    await db
+      .updateTable("skillsync_run_jobs")
+      .set({ state: "superseded", finished_at: new Date().toISOString() })
+      .where("job_id", "=", jobId)
+      .where("worker_id", "in", workerIds)
+      .execute();
+    if (!lost?.notify?.length) return;
+    for (const workerId of lost.workerIds)
+      await writeEvent(db, lost.notify, workerLostEvent({ ...lost, workerId, jobId }));
+  });
 }
 
 /**

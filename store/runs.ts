@@ -1,14 +1,28 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import type { Warehouse } from "../connectors/warehouse/open.js";
+import type { Kysely } from "kysely";
+import type { AnyDB, Warehouse } from "../connectors/warehouse/open.js";
+import { pidState } from "../core/pid-state.js";
 import { redact } from "../core/redact.js";
+import { type OutboxTarget, writeEvent } from "./outbox.js";
+import { runEvent } from "./outbox-events.js";
 import { ledgerCredits, ledgerTotals } from "./run-totals.js";
 
-export type RunStatus = "running" | "succeeded" | "failed" | "ceiling" | "interrupted";
+export type RunStatus = "running" | "succeeded" | "warnings" | "failed" | "ceiling" | "interrupted";
 export type Trigger = "manual" | "schedule" | "server" | "mcp";
 
 export interface RunCounters {
+  /**
+   * The first calls as planned, plus each call found while running: next pages (`pagesFound`),
+   * report polls and parts, items asked after all.
+   */
   callsPlanned: number;
+  /**
+   * Next pages found while running, each counted in `callsPlanned` too: a plan counts first pages
+   * only. Said by the progress line and the summary, not kept in `skillsync_runs`: a resumed run
+   * finds them again, as it plans its calls again.
+   */
+  pagesFound: number;
   callsDone: number;
   callsCached: number;
   /** Answers another run's call of the same request brought while this run waited (0 credits). */
@@ -25,11 +39,14 @@ export interface RunCounters {
   itemsReused: number;
   /** What asking for those items would have cost. */
   creditsSaved: number;
+  /** Requests the API refused with 429: each waited and went again (docs/rate-limits.md). */
+  rateLimited: number;
 }
 
 /** Counters of a run that has done nothing yet. */
 export const zeroCounters = (): RunCounters => ({
   callsPlanned: 0,
+  pagesFound: 0,
   callsDone: 0,
   callsCached: 0,
   callsShared: 0,
@@ -41,6 +58,7 @@ export const zeroCounters = (): RunCounters => ({
   membersUnmapped: 0,
   itemsReused: 0,
   creditsSaved: 0,
+  rateLimited: 0,
 });
 
 /** How a run ended: an exception, a ceiling, an interruption, refused or failed calls, or success. */
@@ -52,11 +70,14 @@ export function runOutcome(o: {
   callsFailed: number;
   /** `--strict` found rejected records, empty columns or unmapped members. */
   strictFailure?: boolean | undefined;
+  /** Records were rejected and no pipeline file (`rejects: allow`) or flag (`--allow-rejects`) accepts it. */
+  rejectWarning?: boolean | undefined;
 }): RunStatus {
   if (o.fatal) return "failed";
   if (o.ceiling) return "ceiling";
   if (o.aborted) return "interrupted";
-  return o.callsFailed > 0 || o.authFailure || o.strictFailure ? "failed" : "succeeded";
+  if (o.callsFailed > 0 || o.authFailure || o.strictFailure) return "failed";
+  return o.rejectWarning ? "warnings" : "succeeded";
 }
 
 const HEARTBEAT_STALE_MS = 120_000;
@@ -72,14 +93,7 @@ export function newRunId(): string {
  */
 export function ownerAlive(row: { pid: unknown; host: unknown; heartbeat_at: unknown }): boolean {
   const pid = Number(row.pid);
-  if (row.host === hostname() && row.pid !== null && Number.isInteger(pid)) {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  }
+  if (row.host === hostname() && row.pid !== null && Number.isInteger(pid)) return pidState(pid) === "alive";
   const beat = row.heartbeat_at ? Date.parse(String(row.heartbeat_at)) : 0;
   return Date.now() - beat < HEARTBEAT_STALE_MS;
 }
@@ -189,7 +203,7 @@ export async function startRun(
 }
 
 /** Writes the counters (and the heartbeat) of a run in progress. */
-export async function updateRun(w: Warehouse, id: string, c: RunCounters): Promise<void> {
+export async function updateRun(w: { db: Kysely<AnyDB> }, id: string, c: RunCounters): Promise<void> {
   await w.db
     .updateTable("skillsync_runs")
     .set({
@@ -205,6 +219,7 @@ export async function updateRun(w: Warehouse, id: string, c: RunCounters): Promi
       members_unmapped: c.membersUnmapped,
       items_reused: c.itemsReused,
       credits_saved: c.creditsSaved,
+      rate_limited: c.rateLimited,
       heartbeat_at: new Date().toISOString(),
     })
     .where("id", "=", id)
@@ -220,20 +235,27 @@ export async function finishRun(
     stopReason?: string | undefined;
     error?: string | undefined;
     warnings?: string[] | undefined;
+    /** Webhooks told of a run that failed, ended with warnings or stopped at a ceiling (docs/notifications.md). */
+    notify?: readonly OutboxTarget[] | undefined;
   } = {},
 ): Promise<void> {
-  await updateRun(w, id, c);
-  await w.db
-    .updateTable("skillsync_runs")
-    .set({
-      status,
-      warnings: detail.warnings?.length ? redact(JSON.stringify(detail.warnings)) : null,
-      finished_at: new Date().toISOString(),
-      stop_reason: detail.stopReason ?? null,
-      error: detail.error === undefined ? null : redact(detail.error).slice(0, 4000),
-    })
-    .where("id", "=", id)
-    .execute();
+  // The run's end and its notification commit together: neither is ever without the other.
+  await w.db.transaction().execute(async (db) => {
+    await updateRun({ db }, id, c);
+    await db
+      .updateTable("skillsync_runs")
+      .set({
+        status,
+        warnings: detail.warnings?.length ? redact(JSON.stringify(detail.warnings)) : null,
+        finished_at: new Date().toISOString(),
+        stop_reason: detail.stopReason ?? null,
+        error: detail.error === undefined ? null : redact(detail.error).slice(0, 4000),
+      })
+      .where("id", "=", id)
+      .execute();
+    const event = detail.notify?.length ? await runEvent(db, id, status, c, detail) : undefined;
+    if (event) await writeEvent(db, detail.notify, event);
+  });
 }
 
 /**
@@ -252,9 +274,11 @@ export async function endRun(
       authFailure: boolean;
       stopReason: string | undefined;
       strictFailure?: boolean | undefined;
+      rejectWarning?: boolean | undefined;
     };
     failures: { message: string }[];
     warnings?: string[] | undefined;
+    notify?: readonly OutboxTarget[] | undefined;
   },
 ): Promise<RunStatus> {
   // What the run paid, as its ledger holds it (every worker's calls, every part's): the figure printed.
@@ -267,45 +291,15 @@ export async function endRun(
     authFailure: o.state.authFailure,
     callsFailed: counters.callsFailed,
     strictFailure: o.state.strictFailure,
+    rejectWarning: o.state.rejectWarning,
   });
   await finishRun(w, id, status, counters, {
     warnings: o.warnings,
+    notify: o.notify,
     stopReason: o.state.stopReason,
     error: o.fatal instanceof Error ? o.fatal.message : o.failures[0]?.message,
   });
   return status;
-}
-
-/** The latest runs, newest first, with the columns `skillsync runs` shows. */
-export function listRuns(w: Warehouse, limit: number) {
-  return w.db
-    .selectFrom("skillsync_runs")
-    .select([
-      "id",
-      "pipelines",
-      "trigger",
-      "status",
-      "started_at",
-      "finished_at",
-      "calls_planned",
-      "calls_done",
-      "calls_cached",
-      "calls_shared",
-      "calls_failed",
-      "credits_spent",
-      "rows_written",
-      "rows_rejected",
-      "columns_empty",
-      "members_unmapped",
-      "items_reused",
-      "credits_saved",
-      "warnings",
-      "stop_reason",
-      "error",
-    ])
-    .orderBy("started_at", "desc")
-    .limit(limit)
-    .execute();
 }
 
 /** The latest runs with every column, newest first. */

@@ -1,5 +1,9 @@
-import type { Warehouse } from "../connectors/warehouse/open.js";
+import type { Kysely } from "kysely";
+import type { AnyDB, Warehouse } from "../connectors/warehouse/open.js";
+import { pidState } from "../core/pid-state.js";
 import { redact } from "../core/redact.js";
+import { type OutboxTarget, writeEvent } from "./outbox.js";
+import { tickEvent } from "./outbox-events.js";
 
 export type TickStatus = "fired" | "skipped" | "missed" | "caught-up";
 
@@ -76,8 +80,22 @@ export async function readState(w: Warehouse, pipeline: string): Promise<Schedul
 export async function claimTick(
   w: Warehouse,
   t: { pipeline: string; tickAt: Date; status: TickStatus; owner: Owner; note?: string },
+  /** Webhooks told of a missed tick, in the transaction that records it (docs/notifications.md). */
+  notify?: readonly OutboxTarget[],
 ): Promise<boolean> {
-  const rows = await w.db
+  if (t.status !== "missed" || !notify?.length) return insertTick(w.db, t);
+  return w.db.transaction().execute(async (db) => {
+    const claimed = await insertTick(db, t);
+    if (claimed) await writeEvent(db, notify, tickEvent(t.pipeline, t.tickAt, "schedule.missed", t.note));
+    return claimed;
+  });
+}
+
+async function insertTick(
+  db: Kysely<AnyDB>,
+  t: { pipeline: string; tickAt: Date; status: TickStatus; owner: Owner; note?: string },
+): Promise<boolean> {
+  const rows = await db
     .insertInto("skillsync_schedule_ticks")
     .values({
       pipeline: t.pipeline,
@@ -99,8 +117,23 @@ export async function updateTick(
   pipeline: string,
   tickAt: Date,
   set: { status?: TickStatus; runId?: string | null; runStatus?: string; note?: string; finished?: boolean },
+  /** Webhooks told of a skipped tick, in the transaction that records it (docs/notifications.md). */
+  notify?: readonly OutboxTarget[],
 ): Promise<void> {
-  await w.db
+  if (set.status !== "skipped" || !notify?.length) return setTick(w.db, pipeline, tickAt, set);
+  await w.db.transaction().execute(async (db) => {
+    await setTick(db, pipeline, tickAt, set);
+    await writeEvent(db, notify, tickEvent(pipeline, tickAt, "schedule.skipped", set.note));
+  });
+}
+
+async function setTick(
+  db: Kysely<AnyDB>,
+  pipeline: string,
+  tickAt: Date,
+  set: { status?: TickStatus; runId?: string | null; runStatus?: string; note?: string; finished?: boolean },
+): Promise<void> {
+  await db
     .updateTable("skillsync_schedule_ticks")
     .set({
       ...(set.status ? { status: set.status } : {}),
@@ -116,11 +149,7 @@ export async function updateTick(
 
 function holderGone(s: ScheduleState, me: Owner, now: number): boolean {
   if (s.runningHost === me.host && s.runningPid !== null && s.runningPid !== me.pid) {
-    try {
-      process.kill(s.runningPid, 0);
-    } catch {
-      return true;
-    }
+    if (pidState(s.runningPid) !== "alive") return true;
   }
   return now - Date.parse(s.heartbeatAt ?? "") > SLOT_STALE_MS || !s.heartbeatAt;
 }

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { AnyDB } from "../connectors/warehouse/open.js";
-import type { CallOutcome } from "./ledger.js";
-import { isFresh } from "./ledger.js";
+import type { CallOutcome } from "./calls.js";
+import { isFresh } from "./responses.js";
 import { ownerAlive } from "./runs.js";
 
 /** Which stored answers may answer a call: younger than `freshnessMs`, or stored by `runId`. */

@@ -8,11 +8,13 @@ import { type RunSummary, runPipelines } from "../../engine/run/runner.js";
 import { loadsOfRun } from "../../store/loads.js";
 import { dbOption, withWarehouse } from "../context.js";
 import { printLine, printTable } from "../output.js";
-import { makeReporter } from "../progress.js";
+import { callsDetail, makeReporter } from "../progress.js";
 import { tableCounts } from "./warehouse.js";
 
 export const DEMO_KEYWORDS = ["usb c hub", "standing desk", "led desk lamp"];
 export const DEMO_QUERY = "drone battery cooling";
+/** Result pages per keyword (and, in the plain demo, for the patent query): next pages show in the counts. */
+const DEMO_PAGES = "2";
 /**
  * `demo --changes`: the patents around the demo's products — the keywords as patent queries, 50
  * results each (about a hundred patents: in a week some change status and new ones are published).
@@ -69,7 +71,7 @@ async function demo(flags: { db?: string; changes?: boolean }): Promise<void> {
 
 /** The plain demo: one load, the tables it filled, the credits, queries to try. */
 async function firstDemo(ctx: DemoContext, emulator: Emulator): Promise<void> {
-  printRuns(await loadDemo(ctx, { q: [DEMO_QUERY], pages: ["2"] }, false));
+  printRuns(await loadDemo(ctx, { q: [DEMO_QUERY], pages: [DEMO_PAGES] }, false));
   printLine("");
   printTable(
     (await tableCounts(ctx.warehouse)).filter((t) => !t.table.startsWith("skillsync_") && t.rows > 0),
@@ -114,11 +116,15 @@ async function loadDemo(
   const reporter = makeReporter("auto");
   const common = { ...ctx, concurrency: 8, reporter, refresh };
   try {
+    printLine(
+      `marketplace-search for ${named("keyword", "keywords", DEMO_KEYWORDS)} (${DEMO_PAGES} pages each)`,
+    );
     const market = await runPipelines({
       ...common,
       pipelines: [loadPipeline("marketplace-search")],
-      params: { keyword: DEMO_KEYWORDS, pages: ["2"] },
+      params: { keyword: DEMO_KEYWORDS, pages: [DEMO_PAGES] },
     });
+    printLine(patentsLine(patentParams));
     const patents = await runPipelines({
       ...common,
       pipelines: ["patent-search", "patent-bibliography", "patent-legal-status"].map((p) => loadPipeline(p)),
@@ -130,10 +136,25 @@ async function loadDemo(
   }
 }
 
+/** `keywords "usb c hub", "standing desk"`: the demo's inputs, named, so its tables can be traced back to them. */
+function named(one: string, many: string, values: string[]): string {
+  return `${values.length === 1 ? one : many} ${values.map((v) => JSON.stringify(v)).join(", ")}`;
+}
+
+/** What the patent chain of a load asks for: its queries and how many results each. */
+function patentsLine(params: Record<string, string[]>): string {
+  const queries = params["q"] ?? [];
+  const pages = params["pages"]?.[0];
+  const num = params["num"]?.[0];
+  const each = queries.length > 1 ? " each" : "";
+  const size = pages ? ` (${pages} pages${each})` : num ? ` (${num} results${each})` : "";
+  return `patent-search for ${named("query", "queries", queries)}${size}, then patent-bibliography and patent-legal-status of the patents found`;
+}
+
 function printRuns(load: DemoLoad): void {
   for (const s of [load.market, load.patents]) {
     printLine(
-      `run ${s.runId}: ${s.status}, ${s.counters.callsDone} calls (${s.counters.callsCached} from store), ${s.counters.rowsWritten} rows, ${s.counters.creditsSpent} credits`,
+      `run ${s.runId}: ${s.status}, ${s.counters.callsDone} calls ${callsDetail(s.counters)}, ${s.counters.rowsWritten} rows, ${s.counters.creditsSpent} credits`,
     );
   }
 }

@@ -8,7 +8,14 @@ import {
   DEMO_KEY,
   type EmulatorOptions,
 } from "../../emulator/options.js";
+import { collect, numberFlag } from "../context.js";
+import { firstSignal } from "../daemon.js";
+import { detachEmulator } from "../emulator-process/detach.js";
+import { forgetEmulator, recordEmulator } from "../emulator-process/record.js";
+import { stopEmulator } from "../emulator-process/stop.js";
+import { logNote } from "../log.js";
 import { printLine } from "../output.js";
+import { listenOrExplain } from "../port-in-use.js";
 
 export interface EmulatorFlags {
   port?: string;
@@ -113,42 +120,72 @@ export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions 
   return options as EmulatorOptions;
 }
 
-/** Runs the emulator until SIGINT or SIGTERM, then stops it cleanly. */
+/**
+ * Runs the emulator until SIGINT or SIGTERM, then stops it cleanly. While it listens, its pid is
+ * recorded under its port, so that `emulator stop` finds it (and `--detach` knows it listens).
+ */
 export async function runEmulatorCommand(flags: EmulatorFlags): Promise<void> {
   // A running emulator answers as of today unless told otherwise; in-process ones default to a fixed date (tests).
   const options = { date: new Date().toISOString().slice(0, 10), ...emulatorOptionsFromFlags(flags) };
-  const custom = flags.key && flags.key.length > 0;
-  if (custom) for (const key of flags.key ?? []) registerSecret(key);
+  if (isCustom(flags)) for (const key of flags.key ?? []) registerSecret(key);
   // Loaded here: every other command would otherwise pay for the emulator's modules at start.
   const { startEmulator } = await import("../../emulator/server.js");
-  const emu = await startEmulator(options);
+  const emu = await listenOrExplain(() => startEmulator(options), {
+    port: options.port ?? 0,
+    host: options.host ?? "127.0.0.1",
+    flag: "--port",
+  });
+  const signals = firstSignal();
   printLine(`Skill API emulator listening on ${emu.url}`);
   printLine(`  base URL: ${emu.url}`);
-  // The demo key is public (it only opens this local emulator), so it is printed as is.
-  if (custom) printLine(`  keys:     ${flags.key?.length} given with --key (not printed)`);
-  else process.stdout.write(`  demo key: ${DEMO_KEY}\n`);
+  printKeys(flags);
   printLine(`  ledger:   GET ${emu.url}/__emulator/ledger   reset: POST ${emu.url}/__emulator/reset`);
   printLine(`  faults:   ${JSON.stringify(emu.faults())}`);
   printLine(`  date:     ${emu.date()}   move it: POST ${emu.url}/__emulator/clock {"date":"yyyy-mm-dd"}`);
   printLine("Press Ctrl+C to stop.");
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    const onSignal = (s: NodeJS.Signals) => {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-      resolve(s);
-    };
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
-  });
-  const { totalCalls, totalCredits } = emu.ledger();
-  await emu.stop();
-  printLine(`emulator stopped on ${signal} after ${totalCalls} calls, ${totalCredits} credits`);
+  try {
+    recordEmulator({ pid: process.pid, port: emu.port, host: emu.host, url: emu.url });
+  } catch (err) {
+    // The record only serves `emulator stop`: the emulator serves without it.
+    logNote(
+      `skillsync: not recorded for \`emulator stop\` (${(err as Error).message})`,
+      "emulator.unrecorded",
+    );
+  }
+  try {
+    const signal = await signals.signal;
+    const { totalCalls, totalCredits } = emu.ledger();
+    await emu.stop();
+    printLine(`emulator stopped on ${signal} after ${totalCalls} calls, ${totalCredits} credits`);
+  } finally {
+    signals.dispose();
+    forgetEmulator(emu.port, process.pid);
+  }
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
+/** `--detach`: the emulator as a background process; prints where it listens and how to stop it. */
+async function runDetached(flags: EmulatorFlags): Promise<void> {
+  // Bad flags end here, before anything is started.
+  emulatorOptionsFromFlags(flags);
+  const { record, log } = await detachEmulator();
+  printLine(`Skill API emulator listening on ${record.url} in the background (pid ${record.pid})`);
+  printLine(`  base URL: ${record.url}`);
+  printKeys(flags);
+  printLine(`  output:   ${log}`);
+  const port = record.port === DEFAULT_EMULATOR_PORT ? "" : ` --port ${record.port}`;
+  printLine(`  stop it:  skillsync emulator stop${port}`);
+}
+
+const isCustom = (flags: EmulatorFlags) => (flags.key?.length ?? 0) > 0;
+
+function printKeys(flags: EmulatorFlags): void {
+  // The demo key is public (it only opens this local emulator), so it is printed as is.
+  if (isCustom(flags)) printLine(`  keys:     ${flags.key?.length} given with --key (not printed)`);
+  else process.stdout.write(`  demo key: ${DEMO_KEY}\n`);
+}
 
 export function registerEmulatorCommand(program: Command): void {
-  program
+  const emulator = program
     .command("emulator")
     .description(
       "run the local Skill API emulator (all documented operations, synthetic data, fault injection)",
@@ -181,5 +218,20 @@ export function registerEmulatorCommand(program: Command): void {
     .option("--date <yyyy-mm-dd>", "the emulated date: answers are those of that day (default today, UTC)")
     .option("--key <key>", "an accepted API key (repeatable; replaces the demo key)", collect)
     .option("--balance <credits>", "credit balance of each key (default unlimited)")
-    .action((flags: EmulatorFlags) => runEmulatorCommand(flags));
+    .option("--detach", "run in the background: print its URL, demo key and pid, then exit")
+    .action((flags: EmulatorFlags & { detach?: boolean }) =>
+      flags.detach ? runDetached(flags) : runEmulatorCommand(flags),
+    );
+  emulator
+    .command("stop")
+    .description("stop the emulator a `skillsync emulator` (--detach or not) runs on a port")
+    .option("--port <n>", `its port (default ${DEFAULT_EMULATOR_PORT})`)
+    .action(async (flags: { port?: string }) => {
+      // The emulator's own --port takes the flag wherever it stands (commander): read both.
+      const port = numberFlag("--port", flags.port ?? emulator.opts<EmulatorFlags>().port, {
+        integer: true,
+        min: 1,
+      });
+      printLine(await stopEmulator(port ?? DEFAULT_EMULATOR_PORT));
+    });
 }

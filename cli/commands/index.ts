@@ -2,8 +2,11 @@ import type { Command } from "commander";
 import { registerBudgetCommand } from "./budget.js";
 import { registerCallCommand } from "./call.js";
 import { registerChangesCommand } from "./changes.js";
+import { registerCompletionCommand } from "./completion.js";
 import { registerDemoCommand } from "./demo.js";
+import { registerDoctorCommand } from "./doctor.js";
 import { registerEmulatorCommand } from "./emulator.js";
+import { registerInitCommand } from "./init.js";
 import { registerMcpCommand } from "./mcp.js";
 import { registerPipelinesCommand } from "./pipelines.js";
 import { registerReportsCommand } from "./reports.js";
@@ -21,6 +24,7 @@ export function registerCommands(program: Command): void {
   registerCallCommand(program);
   registerEmulatorCommand(program);
   registerToolsCommand(program);
+  registerInitCommand(program);
   registerRunCommands(program);
   registerRunsCommand(program);
   registerChangesCommand(program);
@@ -29,9 +33,11 @@ export function registerCommands(program: Command): void {
   registerBudgetCommand(program);
   registerPipelinesCommand(program);
   registerDemoCommand(program);
+  registerDoctorCommand(program);
   registerScheduleCommand(program);
   registerSheetsCommand(program);
   registerServeCommand(program);
   registerMcpCommand(program);
   registerWorkerCommands(program);
+  registerCompletionCommand(program);
 }

@@ -1,13 +1,15 @@
 import type { Command } from "commander";
+import { SheetsConnector } from "../../connectors/sheets/connector.js";
 import { openWarehouse } from "../../connectors/warehouse/open.js";
-import { redact } from "../../core/redact.js";
 import { loadPrices } from "../../engine/define/prices.js";
 import { ensureBuiltinTables } from "../../engine/run/runner.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { dbOption, makeClient, numberFlag, withReadDb } from "../context.js";
+import { cliLog } from "../log.js";
+import { type RateFlags, rateSettings, withRateOptions } from "../rate-option.js";
 import { servedPipelines } from "./serve.js";
 
-interface McpFlags {
+interface McpFlags extends RateFlags {
   db?: string;
   maxCredits: string;
   concurrency: string;
@@ -16,9 +18,6 @@ interface McpFlags {
   baseUrl?: string;
   readDb?: string;
 }
-
-// stdout is the MCP channel: this command writes its own lines to stderr only.
-const log = (line: string) => process.stderr.write(`${redact(line)}\n`);
 
 /** Serves MCP on stdio until the client leaves; a run in progress is interrupted (resumable) first. */
 export async function mcpCommand(flags: McpFlags): Promise<void> {
@@ -29,14 +28,22 @@ export async function mcpCommand(flags: McpFlags): Promise<void> {
   const concurrency = numberFlag("--concurrency", flags.concurrency, { integer: true, min: 1 })!;
   const prices = loadPrices(flags.prices);
   const pipelines = servedPipelines(flags.pipelines);
-  const client = makeClient(flags.baseUrl);
+  const client = makeClient(flags.baseUrl, rateSettings(flags));
+  // stdout is the MCP channel: the log (text or JSON) goes to stderr only.
+  const log = cliLog();
+  // `sheet:` outputs are pushed after a run, as `run`, `serve` and `schedule` do, when Google credentials are set.
+  const sheets = await SheetsConnector.fromEnv();
   try {
     const warehouse = await openWarehouse(dbOption(flags), { readUrl: flags.readDb });
     try {
       await migrateToLatest(warehouse);
       await ensureBuiltinTables(warehouse);
-      log(`skillsync mcp: warehouse ${warehouse.description}; ${pipelines.length} pipelines`);
-      await serveStdio({ warehouse, client, maxCredits, pipelines, prices, concurrency }, log);
+      log(`skillsync mcp: warehouse ${warehouse.description}; ${pipelines.length} pipelines`, {
+        event: "mcp.ready",
+        warehouse: warehouse.description,
+        pipelines: pipelines.length,
+      });
+      await serveStdio({ warehouse, client, maxCredits, pipelines, prices, concurrency, sheets }, log);
     } finally {
       await warehouse.close();
     }
@@ -46,7 +53,7 @@ export async function mcpCommand(flags: McpFlags): Promise<void> {
 }
 
 export function registerMcpCommand(program: Command): void {
-  withReadDb(program.command("mcp"))
+  withRateOptions(withReadDb(program.command("mcp")))
     .description("serve MCP on stdio: AI agents query the warehouse and run pipelines within a credit total")
     .option("--db <url>", "warehouse (default DATABASE_URL or ./skillsync.db)")
     .requiredOption(

@@ -2,8 +2,9 @@ import type { Command } from "commander";
 import { SkillClient } from "../../connectors/skill-api/client.js";
 import { ExitCode } from "../../core/errors.js";
 import { loadPipeline } from "../../engine/define/pipeline-file.js";
-import { sheetsForRun } from "../../engine/publish/sheets-push.js";
-import { planPipelines } from "../../engine/run/plan.js";
+import { deliverWithin } from "../../engine/notify/loop.js";
+import { afterRun, sheetsForRun } from "../../engine/publish/after-run.js";
+import { plannedCallsText, planPipelines } from "../../engine/run/plan.js";
 import type { ChainBound } from "../../engine/run/plan-chain.js";
 import { type RunSummary, runPipelines } from "../../engine/run/runner.js";
 import {
@@ -16,12 +17,16 @@ import {
   withReadDb,
   withWarehouse,
 } from "../context.js";
+import { cliLog, logFormat } from "../log.js";
+import { runEvents } from "../log-run.js";
+import { notifyTargets, withNotifyOption } from "../notify-option.js";
 import { printJson, printLine, printTable } from "../output.js";
 import { printWindowPlans } from "../plan-windows.js";
 import { makeReporter, progressLine } from "../progress.js";
+import { type RateFlags, rateSettings, withRateOptions } from "../rate-option.js";
 import { openWorkers, type WorkersFlags, withWorkersOptions, workersFlags } from "../workers-option.js";
 
-interface RunFlags extends WorkersFlags {
+interface RunFlags extends WorkersFlags, RateFlags {
   db?: string;
   param?: string[];
   maxCredits?: string;
@@ -30,8 +35,10 @@ interface RunFlags extends WorkersFlags {
   json?: boolean;
   baseUrl?: string;
   strict?: boolean;
+  allowRejects?: boolean;
   refresh?: boolean;
   readDb?: string;
+  notify?: string;
 }
 
 function withRunOptions(cmd: Command): Command {
@@ -60,19 +67,29 @@ function withRunOptions(cmd: Command): Command {
     .option("--json", "print a machine-readable summary on stdout");
 }
 
-/** Only `run` loads anything, so only it can be strict about what was loaded. */
+/** Only `run` loads anything, so only it can be strict (or lenient) about what was loaded. */
 function withStrict(cmd: Command): Command {
-  return cmd.option(
-    "--strict",
-    "fail the run (exit 1) when records are rejected, a column's member is in no record, or records have members no column reads",
-  );
+  return cmd
+    .option(
+      "--strict",
+      "fail the run (exit 1) when records are rejected, a column's member is in no record, or records have members no column reads",
+    )
+    .option(
+      "--allow-rejects",
+      "rejected records are expected: the run ends succeeded (exit 0), not warnings (exit 5), as rejects: allow in a pipeline file",
+    );
 }
 
-/** Exit code of a finished run: 0 done, 3 ceiling (resumable), 4 key or access refused, 1 failures. */
+/**
+ * Exit code of a finished run: 0 done, 5 records rejected, 3 ceiling (resumable), 4 key or access
+ * refused, 2 an API that could not be reached at all (a setting), 1 failures.
+ */
 export function runExitCode(s: RunSummary): number {
   if (s.authFailure) return ExitCode.auth;
+  if (s.apiUnreachable) return ExitCode.usage;
   if (s.status === "ceiling") return ExitCode.ceiling;
   if (s.status === "succeeded") return ExitCode.ok;
+  if (s.status === "warnings") return ExitCode.warnings;
   return ExitCode.failure;
 }
 
@@ -84,17 +101,20 @@ async function runCommand(refs: string[], flags: RunFlags): Promise<void> {
   const concurrency = numberFlag("--concurrency", flags.concurrency, { integer: true, min: 1 });
   const prices = pricesOption(flags.prices);
   const workers = workersFlags(flags, dbOption(flags));
-  const client = makeClient(flags.baseUrl);
-  const reporter = makeReporter(flags.json ? "silent" : "auto");
+  const client = makeClient(flags.baseUrl, rateSettings(flags));
+  const notify = notifyTargets(flags);
+  // --log-format json: events on stderr instead of the progress bar; stdout is unchanged.
+  const events = logFormat() === "json" ? runEvents(cliLog()) : undefined;
+  const reporter = events?.reporter ?? makeReporter(flags.json ? "silent" : "auto");
   // Sheet inputs and outputs when GOOGLE_APPLICATION_CREDENTIALS (or a token) is set.
   const sheets = await sheetsForRun();
   let sheetLines: string[] = [];
   const abort = new AbortController();
   const onSignal = () => {
     if (abort.signal.aborted) process.exit(ExitCode.failure);
-    process.stderr.write(
-      "\nskillsync: stopping: no new calls; calls in flight finish (Ctrl-C again to quit now)\n",
-    );
+    const text = "skillsync: stopping: no new calls; calls in flight finish (Ctrl-C again to quit now)";
+    if (events) cliLog()(text, { event: "run.stopping", level: "warn" });
+    else process.stderr.write(`\n${text}\n`);
     abort.abort();
   };
   process.on("SIGINT", onSignal);
@@ -116,15 +136,29 @@ async function runCommand(refs: string[], flags: RunFlags): Promise<void> {
           signal: abort.signal,
           sheet: sheets.reader,
           strict: flags.strict,
+          allowRejects: flags.allowRejects,
           refresh: flags.refresh,
+          onStart: events?.onStart,
+          onPipelineEnd: events?.onPipelineEnd,
+          notify,
         };
-        const s = await (pool ? pool.run(options).finally(() => pool.queue.close()) : runPipelines(options));
-        sheetLines = await sheets.pushOutputs(warehouse, pipelines, s, params);
-        return s;
+        try {
+          const s = await (pool
+            ? pool.run(options).finally(() => pool.queue.close())
+            : runPipelines(options));
+          sheetLines = (
+            await afterRun({ warehouse, sheets: sheets.connector, pipelines, summary: s, params })
+          ).lines;
+          return s;
+        } finally {
+          // The run's events (a failed run's too), for 1 s at most: the rest wait in the outbox.
+          await deliverWithin(warehouse, notify, undefined, { log: cliLog() });
+        }
       },
       { readUrl: flags.readDb },
     );
     reporter.stop();
+    events?.finished(summary, runExitCode(summary), sheetLines);
     if (flags.json) printJson(summary);
     else {
       printLine(`run ${summary.runId}${summary.resumed ? " (resumed)" : ""}: ${summary.status}`);
@@ -134,6 +168,10 @@ async function runCommand(refs: string[], flags: RunFlags): Promise<void> {
       for (const w of summary.warnings) printLine(`warning: ${w}`);
       if (summary.status === "failed" && summary.warnings.length && !summary.failures.length)
         printLine("failed: --strict (or strict: true) makes these warnings fail the run");
+      if (summary.status === "warnings")
+        printLine(
+          "warnings: records were rejected (exit 5); fix the mapping, or accept them with rejects: allow in the pipeline file or --allow-rejects",
+        );
       printFailures(summary);
       printLine(`tables: ${summary.tables.join(", ")}`);
       for (const line of sheetLines) printLine(line);
@@ -189,6 +227,9 @@ async function planCommand(refs: string[], flags: RunFlags): Promise<void> {
         fed_by: p.dependsOn ? chainNote(p.dependsOn) : "",
       })),
     );
+    // The calls column counts first pages: a paging pipeline says how many more may follow.
+    for (const p of plan.pipelines)
+      if (p.morePagesAtMost > 0) printLine(`${p.pipeline}: ${plannedCallsText(p.calls, p.maxPages)}`);
     printWindowPlans(plan.pipelines);
     const caveat = plan.unbounded.length
       ? ` (not counting ${plan.unbounded.join(", ")}: unknown until the pipelines feeding them have run)`
@@ -222,9 +263,15 @@ function chainNote(d: ChainBound): string {
 }
 
 export function registerRunCommands(program: Command): void {
-  withWorkersOptions(
-    withStrict(
-      withRunOptions(program.command("run").description("run pipelines: call the API and load the tables")),
+  withRateOptions(
+    withNotifyOption(
+      withWorkersOptions(
+        withStrict(
+          withRunOptions(
+            program.command("run").description("run pipelines: call the API and load the tables"),
+          ),
+        ),
+      ),
     ),
   ).action(runCommand);
   withRunOptions(

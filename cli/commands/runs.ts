@@ -1,8 +1,7 @@
 import type { Command } from "commander";
-import { readJson } from "../../connectors/warehouse/adapter.js";
+import { recentWarehouseRuns, runRowView } from "../../engine/publish/run-and-pipeline-views.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { type RunDetail, runDetail } from "../../store/run-detail.js";
-import { listRuns } from "../../store/runs.js";
 import { dbOption, numberFlag, UsageError, withWarehouse } from "../context.js";
 import { printJson, printLine, printTable } from "../output.js";
 
@@ -24,29 +23,26 @@ export function registerRunsCommand(program: Command): void {
           const limit = numberFlag("--limit", flags.limit, { integer: true, min: 1 }) ?? 20;
           await migrateToLatest(w);
           if (id !== undefined) return printRun(id, await runDetail(w, id), flags.json === true);
-          const rows = await listRuns(w, limit);
-          const list = rows.map((r) => ({
-            ...r,
-            pipelines: readJson<string[]>(r.pipelines),
-            warnings: readJson<string[] | null>(r.warnings) ?? [],
-          }));
+          // The run view the server and MCP give (one casing everywhere), as JSON or as a table.
+          const list = await recentWarehouseRuns(w, limit);
           if (flags.json) return printJson(list);
           printTable(
             list.map((r) => ({
-              run: r.id,
-              pipelines: r.pipelines.join(","),
+              run: r.runId,
+              pipelines: r.pipeline,
               trigger: r.trigger,
               outcome: r.status,
-              started: String(r.started_at).slice(0, 19),
-              calls: `${r.calls_done}/${r.calls_planned}`,
-              cached: r.calls_cached,
-              shared: r.calls_shared,
-              failed: r.calls_failed,
-              credits: r.credits_spent,
-              rows: r.rows_written,
-              rejected: r.rows_rejected,
+              started: String(r.startedAt).slice(0, 19),
+              calls: `${r.calls.done}/${r.calls.planned}`,
+              cached: r.calls.cached,
+              shared: r.calls.shared,
+              failed: r.calls.failed,
+              "429s": r.calls.rateLimited,
+              credits: r.credits.spent,
+              rows: r.rows.written,
+              rejected: r.rows.rejected,
               warnings: r.warnings.length,
-              note: r.stop_reason ?? r.error ?? "",
+              note: r.stopReason ?? r.errors[0]?.message ?? "",
             })),
           );
         },
@@ -58,7 +54,7 @@ export function registerRunsCommand(program: Command): void {
 function printRun(id: string, d: RunDetail | undefined, json: boolean): void {
   if (!d) throw new UsageError(`no run "${id}" in this warehouse (see \`skillsync runs\` for the ids)`);
   if (json) {
-    printJson(d);
+    printJson({ ...d, run: runRowView(d.run) });
     return;
   }
   const r = d.run;
@@ -101,6 +97,11 @@ function printRun(id: string, d: RunDetail | undefined, json: boolean): void {
       `item reuse: ${reused} item(s) loaded from stored parts or another run's call · credits saved ${Number(r["credits_saved"] ?? 0)}`,
     );
   }
+  const refused = Number(r["rate_limited"] ?? 0);
+  if (refused)
+    printLine(
+      `rate limit: ${refused} request(s) refused with 429, each waited and went again (not failures)`,
+    );
   for (const w of d.warnings) printLine(`warning: ${w}`);
   for (const p of d.pipelines) {
     for (const f of p.failures)

@@ -1,6 +1,8 @@
 import type { Command } from "commander";
 import { openWarehouse } from "../../connectors/warehouse/open.js";
-import { sheetsForRun } from "../../engine/publish/sheets-push.js";
+import { uniqueTargets } from "../../engine/notify/config.js";
+import { startDelivery } from "../../engine/notify/loop.js";
+import { afterRun, sheetsForRun } from "../../engine/publish/after-run.js";
 import { loadSchedules, type ScheduledPipeline } from "../../scheduler/load.js";
 import { startScheduler } from "../../scheduler/scheduler.js";
 import { formatInZone, nextTimes } from "../../scheduler/times.js";
@@ -15,11 +17,14 @@ import {
   withReadDb,
   withWarehouse,
 } from "../context.js";
-import { firstSignal, logLine } from "../daemon.js";
+import { firstSignal } from "../daemon.js";
+import { cliLog } from "../log.js";
+import { notifyTargets, withNotifyOption } from "../notify-option.js";
 import { printJson, printLine } from "../output.js";
+import { type RateFlags, rateSettings, withRateOptions } from "../rate-option.js";
 import { openWorkers, type WorkersFlags, withWorkersOptions, workersFlags } from "../workers-option.js";
 
-interface ScheduleFlags extends WorkersFlags {
+interface ScheduleFlags extends WorkersFlags, RateFlags {
   db?: string;
   list?: boolean;
   json?: boolean;
@@ -28,6 +33,7 @@ interface ScheduleFlags extends WorkersFlags {
   prices?: string;
   next: string;
   readDb?: string;
+  notify?: string;
 }
 
 function describe(sp: ScheduledPipeline, state: ScheduleState | undefined, count: number) {
@@ -77,10 +83,16 @@ async function runScheduler(schedules: ScheduledPipeline[], flags: ScheduleFlags
   const grace = numberFlag("--grace", flags.grace, { min: 0 }) ?? 30;
   const prices = pricesOption(flags.prices);
   const workers = workersFlags(flags, dbOption(flags));
-  const client = makeClient(flags.baseUrl);
+  const notify = notifyTargets(flags);
+  const client = makeClient(flags.baseUrl, rateSettings(flags));
   const signals = firstSignal();
+  const log = cliLog();
   const w = await openWarehouse(dbOption(flags), { readUrl: flags.readDb });
   let pool: Awaited<ReturnType<typeof openWorkers>>;
+  // Delivers the events of `--notify` and of every pipeline's `schedule.notify`.
+  const delivery = startDelivery(w, uniqueTargets([...notify, ...schedules.flatMap((s) => s.notify ?? [])]), {
+    log,
+  });
   try {
     pool = await openWorkers(workers);
     // Sheet inputs and `sheet:` outputs, as `skillsync run` has them, when Google credentials are set.
@@ -90,35 +102,49 @@ async function runScheduler(schedules: ScheduledPipeline[], flags: ScheduleFlags
       client,
       schedules,
       prices,
-      log: logLine,
+      log,
       sheet: sheets.reader,
-      afterRun: (wh, sp, summary, params) => sheets.pushOutputs(wh, [sp.pipeline], summary, params),
+      afterRun: async (warehouse, sp, summary, params) =>
+        (await afterRun({ warehouse, sheets: sheets.connector, pipelines: [sp.pipeline], summary, params }))
+          .lines,
       run: pool?.run,
+      notify,
     });
-    logLine(
+    log(
       `scheduling ${schedules.length} pipeline(s) on ${w.description}${pool ? `; calls queued for workers (${pool.queue.schema})` : ""}:`,
+      { event: "schedule.started", warehouse: w.description, pipelines: schedules.length },
     );
     for (const sp of schedules) {
       const { cron, timezone } = sp.schedule;
       const next = nextTimes(cron, timezone, 1)[0];
-      logLine(
+      log(
         `  ${sp.pipeline.name}: ${cron} (${timezone}), next ${next ? formatInZone(next, timezone) : "never"}`,
+        {
+          event: "schedule.next",
+          pipeline: sp.pipeline.name,
+          cron,
+          timezone,
+          next: next?.toISOString() ?? null,
+        },
       );
     }
-    logLine("running; stop with SIGTERM or Ctrl-C");
+    log("running; stop with SIGTERM or Ctrl-C", { event: "schedule.running" });
     const name = await signals.signal;
-    logLine(
+    log(
       `${name}: no new ticks; ${scheduler.running()} run(s) in flight stop dispatching, calls in flight ` +
         `finish (grace ${grace}s; ${name === "SIGINT" ? "Ctrl-C" : "a second signal"} again to quit now)`,
+      { event: "schedule.stopping", signal: name, inFlight: scheduler.running(), graceSeconds: grace },
     );
     const summary = await scheduler.stop(grace * 1000);
-    logLine(
+    log(
       summary.forced.length
         ? `stopped; ${summary.forced.length} run(s) did not end in time and were marked interrupted: ${summary.forced.join(", ")}`
         : `stopped; ${summary.inFlight} run(s) were in flight and recorded their outcome`,
+      { event: "schedule.stopped", level: summary.forced.length ? "warn" : "info", ...summary },
     );
   } finally {
     signals.dispose();
+    await delivery.stop();
     await pool?.queue.close();
     await client.close();
     await w.close();
@@ -142,11 +168,13 @@ export function registerScheduleCommand(program: Command): void {
       "YAML price table: slug: credits-per-call, or slug: { perItem: n } (default SKILLSYNC_PRICES)",
     )
     .option("--base-url <url>", "Skill API base URL (default SKILL_API_BASE_URL)");
-  withWorkersOptions(schedule).action(async (refs: string[], flags: ScheduleFlags) => {
-    const schedules = loadSchedules(refs);
-    if (flags.list) return listSchedules(schedules, flags);
-    return runScheduler(schedules, flags);
-  });
+  withRateOptions(withNotifyOption(withWorkersOptions(schedule))).action(
+    async (refs: string[], flags: ScheduleFlags) => {
+      const schedules = loadSchedules(refs, { notify: !flags.list });
+      if (flags.list) return listSchedules(schedules, flags);
+      return runScheduler(schedules, flags);
+    },
+  );
   schedule
     .command("resume")
     .description("un-pause a schedule paused after failed runs in a row (and reset its failure count)")

@@ -9,11 +9,18 @@ import {
   listBuiltinPipelines,
   loadPipeline,
 } from "../../engine/define/pipeline-file.js";
+import type { NotifyTarget } from "../../engine/notify/config.js";
+import { startDelivery } from "../../engine/notify/loop.js";
+import { type RunPipelines, runPipelines } from "../../engine/run/runner.js";
 import { dbOption, makeClient, numberFlag, pricesOption, withReadDb } from "../context.js";
+import { cliLog, logFormat } from "../log.js";
+import { notifyTargets, withNotifyOption } from "../notify-option.js";
 import { printLine } from "../output.js";
+import { listenOrExplain } from "../port-in-use.js";
+import { type RateFlags, rateSettings, withRateOptions } from "../rate-option.js";
 import { openWorkers, type WorkersFlags, withWorkersOptions, workersFlags } from "../workers-option.js";
 
-interface ServeFlags extends WorkersFlags {
+interface ServeFlags extends WorkersFlags, RateFlags {
   port: string;
   host: string;
   db?: string;
@@ -24,6 +31,7 @@ interface ServeFlags extends WorkersFlags {
   baseUrl?: string;
   prices?: string;
   readDb?: string;
+  notify?: string;
 }
 
 /** The built-in pipelines, plus the *.yaml files of a folder; a name given twice is an error. */
@@ -50,6 +58,12 @@ export function servedPipelines(dir?: string): LoadedPipeline[] {
   return pipelines;
 }
 
+/** A runner whose runs tell these webhooks of their end (`--notify`). */
+const withNotify =
+  (run: RunPipelines, notify: NotifyTarget[]): RunPipelines =>
+  (o) =>
+    run({ ...o, notify });
+
 /** Runs the server until SIGINT/SIGTERM; running runs are interrupted (resumable) on the way out. */
 export async function serveCommand(flags: ServeFlags): Promise<void> {
   // Loaded here: every other command would otherwise pay for the server's modules at start.
@@ -64,41 +78,60 @@ export async function serveCommand(flags: ServeFlags): Promise<void> {
   // The same price table as `run` and `schedule`: runs reserve what the user says calls cost.
   const prices = pricesOption(flags.prices);
   const workers = workersFlags(flags, dbOption(flags));
-  const client = makeClient(flags.baseUrl);
+  const notify = notifyTargets(flags);
+  const client = makeClient(flags.baseUrl, rateSettings(flags));
   const sheets = await SheetsConnector.fromEnv();
   const warehouse = await openWarehouse(dbOption(flags), { readUrl: flags.readDb });
   const pool = await openWorkers(workers);
+  const log = cliLog();
+  // --log-format json: the banner is one `serve.listening` event on stderr, stdout stays empty.
+  const json = logFormat() === "json";
+  const say = (line: string) => (json ? undefined : printLine(line));
+  // The server's runs write their events to the outbox; this loop delivers them (and older ones).
+  const run = notify.length ? withNotify(pool?.run ?? runPipelines, notify) : pool?.run;
+  const delivery = startDelivery(warehouse, notify, { log });
   try {
-    const server = await startServer({
-      secret,
-      warehouse,
-      client,
-      maxCredits,
-      maxRuns,
-      callConcurrency: concurrency,
-      port,
-      host: flags.host,
-      pipelines,
-      sheets,
-      prices,
-      run: pool?.run,
-    });
-    printLine(`skillsync server listening on ${server.url}`);
-    printLine(`  warehouse: ${warehouse.description}`);
-    if (pool)
-      printLine(`  runs: their calls are queued for skillsync worker processes (${pool.queue.schema})`);
-    printLine(
-      `  pipelines: ${pipelines.length}; at most ${maxCredits} credits per run; ${maxRuns} run(s) at once`,
+    const server = await listenOrExplain(
+      () =>
+        startServer({
+          secret,
+          warehouse,
+          client,
+          maxCredits,
+          maxRuns,
+          callConcurrency: concurrency,
+          port,
+          host: flags.host,
+          pipelines,
+          sheets,
+          prices,
+          run,
+          log,
+        }),
+      { port, host: flags.host, flag: "--port" },
     );
-    printLine(
-      `  Google Sheets: ${sheets ? "configured" : "not configured (sheet inputs and outputs are off)"}`,
-    );
+    if (json)
+      log(`skillsync server listening on ${server.url}`, {
+        event: "serve.listening",
+        url: server.url,
+        warehouse: warehouse.description,
+        workers: pool ? pool.queue.schema : null,
+        pipelines: pipelines.length,
+        maxCredits,
+        maxRuns,
+        sheets: Boolean(sheets),
+      });
+    say(`skillsync server listening on ${server.url}`);
+    say(`  warehouse: ${warehouse.description}`);
+    if (pool) say(`  runs: their calls are queued for skillsync worker processes (${pool.queue.schema})`);
+    say(`  pipelines: ${pipelines.length}; at most ${maxCredits} credits per run; ${maxRuns} run(s) at once`);
+    say(`  Google Sheets: ${sheets ? "configured" : "not configured (sheet inputs and outputs are off)"}`);
     if (!["127.0.0.1", "localhost", "::1"].includes(flags.host)) {
-      printLine(
-        "  note: this is plain HTTP; put it behind HTTPS (a reverse proxy or tunnel) before exposing it",
-      );
+      const note = "this is plain HTTP; put it behind HTTPS (a reverse proxy or tunnel) before exposing it";
+      if (json) log(note, { event: "serve.plain-http", level: "warn", host: flags.host });
+      say(`  note: ${note}`);
     }
-    printLine("Press Ctrl+C to stop.");
+    say("Press Ctrl+C to stop.");
     const signal = await new Promise<NodeJS.Signals>((done) => {
       const on = (s: NodeJS.Signals) => {
         process.off("SIGINT", on);
@@ -108,9 +141,12 @@ export async function serveCommand(flags: ServeFlags): Promise<void> {
       process.on("SIGINT", on);
       process.on("SIGTERM", on);
     });
-    printLine(`stopping on ${signal}: running runs are interrupted and can be resumed`);
+    const stopping = `stopping on ${signal}: running runs are interrupted and can be resumed`;
+    if (json) log(stopping, { event: "serve.stopping", signal });
+    say(stopping);
     await server.close();
   } finally {
+    await delivery.stop();
     await pool?.queue.close();
     await warehouse.close();
     await client.close();
@@ -133,5 +169,5 @@ export function registerServeCommand(program: Command): void {
       "--prices <file>",
       "YAML price table: slug: credits-per-call, or slug: { perItem: n } (default SKILLSYNC_PRICES)",
     );
-  withWorkersOptions(withReadDb(cmd)).action(serveCommand);
+  withRateOptions(withNotifyOption(withWorkersOptions(withReadDb(cmd)))).action(serveCommand);
 }

@@ -2,18 +2,24 @@ import type { Command } from "commander";
 import { openWorkQueue } from "../../connectors/queue/work-queue.js";
 import { openWarehouse } from "../../connectors/warehouse/open.js";
 import { startWorker } from "../../engine/distribute/worker.js";
+import { startDelivery } from "../../engine/notify/loop.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { liveWorkers } from "../../store/workers.js";
 import { dbOption, makeClient, numberFlag, withWarehouse } from "../context.js";
-import { firstSignal, logLine } from "../daemon.js";
+import { firstSignal } from "../daemon.js";
+import { cliLog } from "../log.js";
+import { notifyTargets, withNotifyOption } from "../notify-option.js";
 import { printJson, printLine, printTable } from "../output.js";
+import { listenOrExplain } from "../port-in-use.js";
+import { type RateFlags, rateSettings, withRateOptions } from "../rate-option.js";
 import { workersWarehouse } from "../workers-option.js";
 
-interface WorkerFlags {
+interface WorkerFlags extends RateFlags {
   db?: string;
   concurrency: string;
   metricsPort?: string;
   baseUrl?: string;
+  notify?: string;
 }
 
 /** `skillsync worker`: takes batches of runs' calls from the queue until SIGTERM, then drains. */
@@ -22,8 +28,10 @@ async function runWorker(flags: WorkerFlags): Promise<void> {
   const metricsPort = numberFlag("--metrics-port", flags.metricsPort, { integer: true, min: 0 });
   // A SQLite warehouse has no queue: said before anything is opened or created.
   workersWarehouse(dbOption(flags));
-  const client = makeClient(flags.baseUrl);
+  const notify = notifyTargets(flags);
+  const client = makeClient(flags.baseUrl, rateSettings(flags));
   const signals = firstSignal();
+  const log = cliLog();
   const w = await openWarehouse(dbOption(flags));
   try {
     const queue = await openWorkQueue(w.target);
@@ -32,15 +40,39 @@ async function runWorker(flags: WorkerFlags): Promise<void> {
       metricsPort === undefined
         ? undefined
         : (await import("../../engine/distribute/metrics.js")).workerMetrics(() => queue.depth());
-    const served = metrics && metricsPort !== undefined ? await metrics.serve(metricsPort) : undefined;
+    const served =
+      metrics && metricsPort !== undefined
+        ? await listenOrExplain(() => metrics.serve(metricsPort), {
+            port: metricsPort,
+            host: "0.0.0.0",
+            flag: "--metrics-port",
+          })
+        : undefined;
     try {
-      const worker = await startWorker({ warehouse: w, queue, client, concurrency, log: logLine, metrics });
-      logLine(`worker ${worker.id} on ${w.description} (queue schema ${queue.schema})`);
-      if (served) logLine(`metrics on http://0.0.0.0:${served.port}/metrics`);
+      const worker = await startWorker({ warehouse: w, queue, client, concurrency, log, metrics, notify });
+      // Delivers what this worker decided (a worker lost) and anything else due for the webhook.
+      const delivery = startDelivery(w, notify, { log });
+      const workerId = worker.id;
+      log(`worker ${workerId} on ${w.description} (queue schema ${queue.schema})`, {
+        event: "worker.ready",
+        workerId,
+        warehouse: w.description,
+        queueSchema: queue.schema,
+      });
+      if (served)
+        log(`metrics on http://0.0.0.0:${served.port}/metrics`, {
+          event: "worker.metrics",
+          port: served.port,
+        });
       const name = await signals.signal;
-      logLine(`${name}: no new batch; calls in flight finish and are recorded (${name} again to quit now)`);
+      log(`${name}: no new batch; calls in flight finish and are recorded (${name} again to quit now)`, {
+        event: "worker.stopping",
+        workerId,
+        signal: name,
+      });
       await worker.drain();
-      logLine(`worker ${worker.id} stopped`);
+      await delivery.stop();
+      log(`worker ${workerId} stopped`, { event: "worker.stopped", workerId });
     } finally {
       served?.server.close();
       await queue.close();
@@ -53,7 +85,7 @@ async function runWorker(flags: WorkerFlags): Promise<void> {
 }
 
 export function registerWorkerCommands(program: Command): void {
-  program
+  const worker = program
     .command("worker")
     .description(
       "take batches of runs' calls from the queue (Postgres warehouse) and make them; SIGTERM drains",
@@ -61,8 +93,8 @@ export function registerWorkerCommands(program: Command): void {
     .option("--db <url>", "the warehouse: postgres://… (default DATABASE_URL)")
     .option("--concurrency <n>", "calls in flight at most in this worker", "4")
     .option("--metrics-port <port>", "serve Prometheus metrics on GET /metrics at this port")
-    .option("--base-url <url>", "Skill API base URL (default SKILL_API_BASE_URL)")
-    .action(runWorker);
+    .option("--base-url <url>", "Skill API base URL (default SKILL_API_BASE_URL)");
+  withRateOptions(withNotifyOption(worker)).action(runWorker);
   program
     .command("workers")
     .description("list the live workers: host, pid, concurrency, current run, last heartbeat")

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { fromZodIssues, ValidationError } from "../../core/errors.js";
 import { redact } from "../../core/redact.js";
 import {
@@ -9,6 +10,7 @@ import {
 } from "../../schema/catalog.js";
 import { resolveConfig, type SkillApiConfig, type SkillClientOptions } from "./config.js";
 import { RateLimitError, TransportError } from "./errors.js";
+import { memoryRateStores, RateGate, type RateStore } from "./rate-gate.js";
 import { interpretResponse } from "./response.js";
 import { backoffDelay, sleep } from "./retry.js";
 import { HttpTransport, isFinalTransportError } from "./transport.js";
@@ -36,12 +38,36 @@ export class SkillClient {
   readonly #transport: HttpTransport;
   readonly #onRetry: ((info: RetryInfo) => void) | undefined;
   readonly #random: () => number;
+  readonly #gate: RateGate;
 
   constructor(init: SkillClientInit = {}, env: NodeJS.ProcessEnv = process.env) {
     this.config = resolveConfig(init, env);
     this.#transport = new HttpTransport(this.config);
     this.#onRetry = init.onRetry;
     this.#random = init.random ?? Math.random;
+    this.#gate = new RateGate(memoryRateStores(), {
+      declared: this.config.rate,
+      timeoutMs: this.config.rateLimitTimeoutMs,
+      random: this.#random,
+    });
+  }
+
+  /**
+   * Paces this client's calls with every process that shares the store made for its account (a
+   * hash of the API's URL and the key, never the key): runs, workers and a teammate's run on one
+   * warehouse slow down together under one rate limit.
+   */
+  shareRateLimit(storeFor: (account: string, declared: number | null) => RateStore): void {
+    const account = createHash("sha256")
+      .update(`${this.config.baseUrl}\n${this.config.apiKey}`)
+      .digest("hex")
+      .slice(0, 16);
+    this.#gate.share((scope, declared) => storeFor(scope ? `${account}:${scope}` : account, declared));
+  }
+
+  /** Requests the API refused with 429 so far, and the pace the calls go at (null: unpaced). */
+  get rateLimit(): { refusals: number; pace: number | null } {
+    return { refusals: this.#gate.refusals, pace: this.#gate.pace };
   }
 
   /**
@@ -85,10 +111,14 @@ export class SkillClient {
     };
     const dataSchema = getOperation(slug)?.data ?? genericData;
     const started = performance.now();
+    const firstTry = Date.now();
     const retries = { rate: 0, connect: 0 };
     for (let attempt = 1; ; attempt++) {
+      const skillRate = opts.rateLimit ? { slug, rate: opts.rateLimit } : undefined;
+      const sentAt = await this.#gate.before(opts.signal, skillRate).catch(abortedWaiting(slug));
       try {
         const res = await this.#transport.post({ slug, url, headers, payload, signal: opts.signal });
+        if (res.status !== 429) this.#gate.succeeded();
         const out = interpretResponse(slug, res, dataSchema);
         return {
           slug,
@@ -100,20 +130,49 @@ export class SkillClient {
           attempts: attempt,
         } as CallResult<S>;
       } catch (err) {
+        if (err instanceof RateLimitError) {
+          opts.onRateLimited?.();
+          await this.#waitOutRefusal(err, { sentAt, firstTry }, retries, attempt, opts.signal);
+          continue;
+        }
         const next = this.#retryPlan(err, retries);
         if (!next) throw err;
         this.#onRetry?.({ slug, attempt, delayMs: next.delayMs, reason: next.reason, error: err as Error });
-        await sleep(next.delayMs, opts.signal).catch((reason: unknown) => {
-          throw new TransportError({
-            slug,
-            sent: false,
-            timeout: false,
-            detail: "aborted while waiting to retry",
-            cause: reason,
-          });
-        });
+        await sleep(next.delayMs, opts.signal).catch(abortedWaiting(slug));
       }
     }
+  }
+
+  /**
+   * A 429 is not a failure: the account's pace drops and the call goes again after Retry-After
+   * (with jitter), until no call has succeeded for `rateLimitTimeoutMs` (or `maxRateLimitRetries`).
+   */
+  async #waitOutRefusal(
+    err: RateLimitError,
+    at: { sentAt: number; firstTry: number },
+    retries: { rate: number },
+    attempt: number,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const { maxRateLimitRetries, retryBaseDelayMs, maxRetryDelayMs, rateLimitTimeoutMs } = this.config;
+    if (maxRateLimitRetries !== null && retries.rate >= maxRateLimitRetries) throw err;
+    const delayMs = Math.min(
+      err.retryAfterMs ?? backoffDelay(retries.rate, retryBaseDelayMs, maxRetryDelayMs, this.#random),
+      maxRetryDelayMs,
+    );
+    retries.rate++;
+    this.#onRetry?.({ slug: err.slug, attempt, delayMs, reason: "rate-limited", error: err });
+    const goOn = await this.#gate
+      .refused(at.sentAt, delayMs, at.firstTry, signal)
+      .catch(abortedWaiting(err.slug));
+    if (!goOn)
+      throw new RateLimitError({
+        slug: err.slug,
+        status: 429,
+        traceId: err.traceId,
+        retryAfterMs: err.retryAfterMs,
+        gaveUpAfterMs: rateLimitTimeoutMs,
+      });
   }
 
   /**
@@ -139,15 +198,9 @@ export class SkillClient {
 
   #retryPlan(
     err: unknown,
-    retries: { rate: number; connect: number },
+    retries: { connect: number },
   ): { delayMs: number; reason: RetryInfo["reason"] } | undefined {
-    const { maxRateLimitRetries, maxConnectRetries, retryBaseDelayMs, maxRetryDelayMs } = this.config;
-    if (err instanceof RateLimitError && retries.rate < maxRateLimitRetries) {
-      const wait =
-        err.retryAfterMs ?? backoffDelay(retries.rate, retryBaseDelayMs, maxRetryDelayMs, this.#random);
-      retries.rate++;
-      return { delayMs: Math.min(wait, maxRetryDelayMs), reason: "rate-limited" };
-    }
+    const { maxConnectRetries, retryBaseDelayMs, maxRetryDelayMs } = this.config;
     if (
       err instanceof TransportError &&
       !err.sent &&
@@ -160,6 +213,19 @@ export class SkillClient {
     }
     return undefined;
   }
+}
+
+/** Turns an abort while waiting (for a slot or to retry) into the TransportError that sent nothing. */
+function abortedWaiting(slug: string) {
+  return (reason: unknown): never => {
+    throw new TransportError({
+      slug,
+      sent: false,
+      timeout: false,
+      detail: "aborted while waiting to retry",
+      cause: reason,
+    });
+  };
 }
 
 function serialise(slug: string, body: unknown): string {

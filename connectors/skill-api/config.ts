@@ -13,15 +13,25 @@ export interface SkillClientOptions {
   headersTimeoutMs?: number | undefined;
   /** Longest silence while the body streams in (ms). */
   bodyTimeoutMs?: number | undefined;
-  /** How many times a 429 is retried before the RateLimitError reaches the caller. */
+  /**
+   * How many times one call's 429 is retried before the RateLimitError reaches the caller; by
+   * default a refused call waits and goes again until `rateLimitTimeoutMs` passes without a success.
+   */
   maxRateLimitRetries?: number | undefined;
+  /** A call gives up on the rate limit only when no call of this client succeeded for this long (ms). */
+  rateLimitTimeoutMs?: number | undefined;
+  /** A rate limit the account is known to have (calls per second): calls are paced below it. */
+  rate?: number | undefined;
   /** How many times a connection that failed before anything was sent is retried. */
   maxConnectRetries?: number | undefined;
   /** First backoff step (ms); doubles per attempt, full jitter. */
   retryBaseDelayMs?: number | undefined;
   /** Cap on any single wait, including the one Retry-After asks for (ms). */
   maxRetryDelayMs?: number | undefined;
-  /** Keep-alive connections in the pool. */
+  /**
+   * Keep-alive connections at most; by default as many as calls are in flight, so the concurrency
+   * a run asks for is the concurrency it gets.
+   */
   connections?: number | undefined;
 }
 
@@ -33,22 +43,23 @@ export interface SkillApiConfig {
   readonly connectTimeoutMs: number;
   readonly headersTimeoutMs: number;
   readonly bodyTimeoutMs: number;
-  readonly maxRateLimitRetries: number;
+  readonly maxRateLimitRetries: number | null;
+  readonly rateLimitTimeoutMs: number;
+  readonly rate: number | null;
   readonly maxConnectRetries: number;
   readonly retryBaseDelayMs: number;
   readonly maxRetryDelayMs: number;
-  readonly connections: number;
+  readonly connections: number | null;
 }
 
 export const CONFIG_DEFAULTS = {
   connectTimeoutMs: 10_000,
   headersTimeoutMs: 60_000,
   bodyTimeoutMs: 60_000,
-  maxRateLimitRetries: 5,
   maxConnectRetries: 3,
+  rateLimitTimeoutMs: 600_000,
   retryBaseDelayMs: 500,
   maxRetryDelayMs: 60_000,
-  connections: 32,
 } as const;
 
 type NumericKey = keyof typeof CONFIG_DEFAULTS;
@@ -56,11 +67,10 @@ const MINIMUM: Record<NumericKey, number> = {
   connectTimeoutMs: 1,
   headersTimeoutMs: 1,
   bodyTimeoutMs: 1,
-  maxRateLimitRetries: 0,
   maxConnectRetries: 0,
+  rateLimitTimeoutMs: 1,
   retryBaseDelayMs: 0,
   maxRetryDelayMs: 0,
-  connections: 1,
 };
 
 /**
@@ -99,9 +109,21 @@ export function resolveConfig(
     }
     numbers[key] = value;
   }
+  const maxRateLimitRetries = options.maxRateLimitRetries ?? null;
+  if (maxRateLimitRetries !== null && !(Number.isInteger(maxRateLimitRetries) && maxRateLimitRetries >= 0))
+    issues.push({
+      path: ["maxRateLimitRetries"],
+      message: `must be an integer >= 0 (got ${maxRateLimitRetries})`,
+    });
+  const connections = options.connections ?? null;
+  if (connections !== null && !(Number.isInteger(connections) && connections >= 1))
+    issues.push({ path: ["connections"], message: `must be an integer >= 1 (got ${connections})` });
+  const rate = options.rate ?? null;
+  if (rate !== null && !(Number.isFinite(rate) && rate > 0))
+    issues.push({ path: ["rate"], message: `must be a number of calls per second > 0 (got ${rate})` });
   if (issues.length > 0) throw new ValidationError("Skill API configuration", issues);
 
-  const config = { baseUrl, ...numbers };
+  const config = { baseUrl, ...numbers, maxRateLimitRetries, rate, connections };
   Object.defineProperty(config, "apiKey", { value: apiKey, enumerable: false });
   return Object.freeze(config) as SkillApiConfig;
 }

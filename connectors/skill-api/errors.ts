@@ -59,9 +59,15 @@ export class RateLimitError extends SkillApiError {
   readonly retryable = true;
   readonly maybeCharged = false;
   readonly retryAfterMs: number | undefined;
-  constructor(init: ApiErrorInit & { retryAfterMs?: number | undefined }) {
+  constructor(
+    init: ApiErrorInit & { retryAfterMs?: number | undefined; gaveUpAfterMs?: number | undefined },
+  ) {
     const wait =
-      init.retryAfterMs === undefined ? "" : `; retry after ${Math.ceil(init.retryAfterMs / 1000)} s`;
+      init.gaveUpAfterMs !== undefined
+        ? `; no call succeeded for ${Math.round(init.gaveUpAfterMs / 1000)} s (raise --rate-limit-timeout, or lower --rate)`
+        : init.retryAfterMs === undefined
+          ? ""
+          : `; retry after ${Math.ceil(init.retryAfterMs / 1000)} s`;
     super("RATE_LIMITED", `${init.slug}: rate limited (HTTP 429)${wait}`, init);
     this.retryAfterMs = init.retryAfterMs;
   }

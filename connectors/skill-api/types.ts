@@ -1,72 +1,18 @@
 import type { z } from "zod";
-import type {
-  audienceRequest,
-  reportDataSchema,
-  reportDownloadDataSchema,
-  reportDownloadRequest,
-  reportStatusRequest,
-  searchImpressionShareRequest,
-} from "../../schema/advertising.js";
+import type { DocumentedOperations } from "../../schema/catalog.js";
 import type { Envelope } from "../../schema/envelope.js";
-import type {
-  copyrightDetectionDataSchema,
-  copyrightDetectionRequest,
-  designPatentDetectionDataSchema,
-  designPatentDetectionRequest,
-  policyPartsSearchDataSchema,
-  policyPartsSearchRequest,
-  troDetectionDataSchema,
-  troDetectionRequest,
-} from "../../schema/ip-risk.js";
-import type { marketplaceSearchDataSchema, marketplaceSearchRequest } from "../../schema/marketplace.js";
-import type {
-  PatentIdentifierSlug,
-  patentIdentifierData,
-  patentIdentifierOperations,
-} from "../../schema/patent-identifier.js";
-import type { patentSearchDataSchema, patentSearchRequest } from "../../schema/patent-search.js";
 
-/** `input`: what a caller may pass; `body`: what is sent (defaults applied); `data`: the response's `data`. */
-interface Types<Req extends z.ZodType, Data extends z.ZodType> {
-  input: z.input<Req>;
-  body: z.output<Req>;
-  data: z.infer<Data>;
-}
-
-type PatentOp<S extends PatentIdentifierSlug> = (typeof patentIdentifierOperations)[S];
-/** `patentIdentifierData` is typed with the generic record; put each operation's record back in. */
-type PatentData<S extends PatentIdentifierSlug> = z.infer<ReturnType<typeof patentIdentifierData>> & {
-  data?: z.infer<PatentOp<S>["record"]>[] | null | undefined;
-};
-type PatentTypes = {
-  [S in PatentIdentifierSlug]: {
-    input: z.input<PatentOp<S>["request"]>;
-    body: z.output<PatentOp<S>["request"]>;
-    data: PatentData<S>;
+/**
+ * Request and response types of the 23 documented operations, inferred from the catalog
+ * (`schema/catalog.ts`): `input`, what a caller may pass; `body`, what is sent (defaults applied);
+ * `data`, the response's `data`.
+ */
+export type SkillTypes = {
+  [S in keyof DocumentedOperations]: {
+    input: z.input<DocumentedOperations[S]["request"]>;
+    body: z.output<DocumentedOperations[S]["request"]>;
+    data: z.infer<DocumentedOperations[S]["data"]>;
   };
-};
-
-/** Request and response types of the 23 documented operations, inferred from `schema/`. */
-export type SkillTypes = PatentTypes & {
-  "marketplace-ads-sp-search-impression-share-report": Types<
-    typeof searchImpressionShareRequest,
-    typeof reportDataSchema
-  >;
-  "marketplace-ads-sp-audience-report": Types<typeof audienceRequest, typeof reportDataSchema>;
-  "marketplace-ads-sp-insights-report-status": Types<typeof reportStatusRequest, typeof reportDataSchema>;
-  "marketplace-ads-sp-insights-report-download": Types<
-    typeof reportDownloadRequest,
-    typeof reportDownloadDataSchema
-  >;
-  "marketplace-search": Types<typeof marketplaceSearchRequest, typeof marketplaceSearchDataSchema>;
-  "websearch-patent-search": Types<typeof patentSearchRequest, typeof patentSearchDataSchema>;
-  "vendora-product-tro-detection": Types<typeof troDetectionRequest, typeof troDetectionDataSchema>;
-  "vendorb-copyright-detection": Types<typeof copyrightDetectionRequest, typeof copyrightDetectionDataSchema>;
-  "vendorb-detection-patent-design": Types<
-    typeof designPatentDetectionRequest,
-    typeof designPatentDetectionDataSchema
-  >;
-  "vendorb-gun-parts-search": Types<typeof policyPartsSearchRequest, typeof policyPartsSearchDataSchema>;
 };
 
 export type DocumentedSlug = keyof SkillTypes;
@@ -108,4 +54,8 @@ export interface RetryInfo {
 
 export interface CallOptions {
   signal?: AbortSignal | undefined;
+  /** Called for each 429 the call meets (it waits and goes again: docs/rate-limits.md). */
+  onRateLimited?: (() => void) | undefined;
+  /** The skill's own known rate limit (calls per second, a price file's `rateLimit`): paced below it. */
+  rateLimit?: number | undefined;
 }

@@ -20,6 +20,34 @@ export interface Catalog {
 }
 
 /**
+ * A statement prepared once per connection and text, run synchronously. Parameters: one object for
+ * named ones (`@name`), one array for positional ones (`?`).
+ */
+export interface SyncStatement {
+  /** Every row of a query. */
+  all(params: unknown): unknown[];
+  /** The first row of a query (or of a statement's `returning`). */
+  get(params: unknown): unknown;
+  /** Runs a statement; `changes`: how many rows it changed. */
+  run(params: unknown): { changes: number };
+}
+
+/**
+ * A driver that runs statements synchronously on its one connection (`WarehouseAdapter.synchronous`).
+ * The caller holds Kysely's connection meanwhile (`db.connection().execute`), so no other statement
+ * runs inside its transaction.
+ */
+export interface SyncDriver {
+  /**
+   * Runs `fn` as one write transaction (BEGIN IMMEDIATE) without yielding to the event loop:
+   * committed when it returns, rolled back when it throws.
+   */
+  immediate<T>(fn: () => T): T;
+  /** The statement of this text, prepared once per connection. */
+  prepare(text: string): SyncStatement;
+}
+
+/**
  * What differs between SQLite and Postgres, in one place: column types, how values are bound,
  * what the catalog looks like, and what the database can do. Everything else is plain Kysely.
  * The implementations are `sqlite/adapter.ts` and `postgres/adapter.ts`; code outside this
@@ -59,10 +87,11 @@ export interface WarehouseAdapter {
    */
   readonly selectForUpdate: boolean;
   /**
-   * Whether the driver runs statements synchronously on the one connection (better-sqlite3): a
-   * short transaction of prepared statements then runs without yielding to the event loop.
+   * Where the driver runs statements synchronously on the one connection (better-sqlite3): its
+   * transactions of prepared statements, which run without yielding to the event loop. Undefined
+   * where statements are asynchronous (Postgres).
    */
-  readonly synchronous: boolean;
+  readonly synchronous: SyncDriver | undefined;
   /**
    * Makes the rest of the caller's transaction run alone among the transactions that call it with
    * the same `name`, in this warehouse, until it ends: a decision read and written in it (is this

@@ -15,6 +15,8 @@ const PG_UNDEFINED_TABLE = "42P01";
 const PG_INSUFFICIENT_PRIVILEGE = "42501";
 const PG_READ_ONLY_TRANSACTION = "25006";
 const PG_INVALID_CATALOG_NAME = "3D000"; // the database does not exist
+const PG_INVALID_AUTHORIZATION = "28000"; // no such role, or pg_hba refuses it
+const PG_INVALID_PASSWORD = "28P01";
 
 /** The driver's code of an error ("" when it has none). */
 export function driverErrorCode(err: unknown): string {
@@ -102,4 +104,38 @@ export function isMissingDatabase(err: unknown): boolean {
 /** Postgres: the URL's `?schema=` names a schema the database does not have. */
 export function isMissingSchema(err: unknown): boolean {
   return driverErrorCode(err) === PG_INVALID_SCHEMA_NAME;
+}
+
+/** Postgres refused the login itself: an unknown role, a wrong password, or pg_hba.conf said no. */
+export function isLoginRefused(err: unknown): boolean {
+  const code = driverErrorCode(err);
+  return code === PG_INVALID_AUTHORIZATION || code === PG_INVALID_PASSWORD;
+}
+
+/**
+ * The network error under a failed connection (`ECONNREFUSED`, `ENOTFOUND`, `ETIMEDOUT`…), or "".
+ * Node reports a host with several addresses as an AggregateError of one error per address.
+ */
+export function connectionErrorCode(err: unknown): string {
+  const code = driverErrorCode(err);
+  if (/^E[A-Z]+$/.test(code)) return code;
+  const inner = err instanceof AggregateError ? err.errors[0] : undefined;
+  return inner ? connectionErrorCode(inner) : "";
+}
+
+// SQLite's own, and the file system's when the file's folder cannot be made.
+const CANNOT_OPEN = new Set([
+  "SQLITE_CANTOPEN",
+  "EACCES",
+  "EPERM",
+  "EROFS",
+  "ENOTDIR",
+  "EISDIR",
+  "EEXIST",
+  "ENOENT",
+]);
+
+/** SQLite could not open the file at all: a folder, a path it may not read, create or make a folder for. */
+export function isCannotOpen(err: unknown): boolean {
+  return CANNOT_OPEN.has(driverErrorCode(err));
 }

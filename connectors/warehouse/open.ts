@@ -18,6 +18,7 @@ import {
   isNotPermitted,
   isUniqueViolation,
 } from "./driver-errors.js";
+import { openFailure } from "./open-errors.js";
 import { postgresAdapter } from "./postgres/adapter.js";
 import { WarehousePostgresDialect } from "./postgres/introspector.js";
 import { type ReaderSlot, readerSlot } from "./postgres/reader.js";
@@ -25,6 +26,7 @@ import { pgTransaction } from "./postgres/transaction.js";
 import { pgTypes } from "./postgres/types.js";
 import { sqliteAdapter } from "./sqlite/adapter.js";
 import { prepared, sqliteBulkWriter } from "./sqlite/bulk.js";
+import { checkpointOnClose } from "./sqlite/checkpoint.js";
 import { closeSqliteReaders } from "./sqlite/read-only.js";
 import { describeWarehouse, parseWarehouseUrl, type WarehouseTarget } from "./url.js";
 
@@ -128,6 +130,17 @@ export async function openWarehouse(
   } = {},
 ): Promise<Warehouse> {
   const target = parseWarehouseUrl(url);
+  try {
+    return await openTarget(target, o);
+  } catch (err) {
+    throw openFailure(err, target);
+  }
+}
+
+async function openTarget(
+  target: WarehouseTarget,
+  o: { existing?: boolean; readUrl?: string | undefined; readOnly?: boolean },
+): Promise<Warehouse> {
   if (o.existing) await mustExist(target);
   if (target.kind === "sqlite" && o.readOnly) return openSqliteToRead(target);
   if (target.kind === "sqlite") {
@@ -135,7 +148,9 @@ export async function openWarehouse(
     const database = sqliteConnection(target, target.path, {}, setWarehousePragmas);
     // Every statement prepared once per connection (reusingStatements).
     const dialect = new SqliteDialect({ database: reusingStatements(database) });
-    return sqliteWarehouse(database, dialect, target, describeWarehouse(target));
+    return sqliteWarehouse(database, dialect, target, describeWarehouse(target), {
+      before: async () => checkpointOnClose(database),
+    });
   }
   if (target.schema && !o.existing && !o.readOnly) {
     const admin = new pg.Client({ connectionString: target.connectionString });
@@ -252,11 +267,12 @@ function sqliteWarehouse(
   o: { before?: (() => Promise<void>) | undefined } = {},
 ): Warehouse {
   const db = new Kysely<AnyDB>({ dialect });
-  registerAdapter(db, sqliteAdapter);
+  const adapter = sqliteAdapter(database);
+  registerAdapter(db, adapter);
   const bulk = sqliteBulkWriter(database);
   return {
     db,
-    adapter: sqliteAdapter,
+    adapter,
     raw: { kind: "sqlite", database },
     // One connection: statements run directly on it from inside Kysely's transaction are part of it.
     transaction: (fn) => db.transaction().execute((trx) => fn({ db: trx, bulk })),

@@ -5,6 +5,7 @@ import { type Document, isMap, isNode, isScalar, LineCounter, parseDocument } fr
 import { fromZodIssues, type Issue, ValidationError } from "../../core/errors.js";
 import { objectKeysAt } from "../../schema/keys.js";
 import { type PipelineFile, pipelineSchema } from "../../schema/pipeline.js";
+import { contextColumnIssues } from "./context-columns.js";
 import { defaultIssues } from "./params.js";
 import { undefinedTemplates } from "./template-check.js";
 import { windowIssues } from "./windows.js";
@@ -94,6 +95,7 @@ export function parsePipeline(text: string, file: string): LoadedPipeline {
         ...undefinedTemplates(parsed.data),
         ...windowIssues(parsed.data),
         ...reportModeIssues(parsed.data),
+        ...contextColumnIssues(parsed.data),
       ]
     : fromZodIssues(parsed.error.issues, {
         input: value,

@@ -4,30 +4,44 @@ import { z } from "zod";
 import { fromZodIssues, ValidationError } from "../../core/errors.js";
 import { catalog, type PriceUnit, SLUG_PATTERN } from "../../schema/catalog.js";
 import { requestedIdentifiers } from "../../schema/patent-identifier.js";
+import { parseRate } from "../../schema/rate.js";
 
+const rateLimit = z
+  .union([z.string(), z.number()])
+  .transform((v, ctx) => {
+    const rate = parseRate(v);
+    if (rate === undefined)
+      ctx.addIssue({ code: "custom", message: 'must be a rate such as "20/s" or "600/m"' });
+    return rate ?? 0;
+  })
+  .optional();
 const priceEntry = z.union([
   z.number().min(0),
-  z.strictObject({ perCall: z.number().min(0) }),
-  z.strictObject({ perItem: z.number().min(0) }),
+  z.strictObject({ perCall: z.number().min(0), rateLimit }),
+  z.strictObject({ perItem: z.number().min(0), rateLimit }),
 ]);
 const priceFileSchema = z.record(
   z.string().regex(SLUG_PATTERN, { message: "must be an operation slug" }),
   priceEntry,
 );
 
-export type PriceTable = ReadonlyMap<string, PriceUnit>;
+/** A skill's price, and the rate limit it is known to have (calls per second), if any. */
+export type Price = PriceUnit & { rateLimit?: number | undefined };
+export type PriceTable = ReadonlyMap<string, Price>;
 
 /** Credits for any slug the catalog does not price: one per call. */
 export const DEFAULT_PRICE: PriceUnit = { perCall: 1 };
 
 /**
  * The price table: the catalog's defaults, overridden by a `--prices` YAML file
- * (`slug: credits-per-call` or `slug: { perItem: credits-per-identifier }`).
+ * (`slug: credits-per-call` or `slug: { perItem: credits-per-identifier }`), with a skill's known
+ * rate limit where one is declared (`slug: { perCall: 1, rateLimit: 20/s }`: its calls are paced
+ * below it, docs/rate-limits.md).
  *
  * @example loadPrices("prices.yaml").get("patent-claims") // { perItem: 0.5 }
  */
 export function loadPrices(file?: string): PriceTable {
-  const table = new Map<string, PriceUnit>([...catalog.values()].map((op) => [op.slug, op.defaultPrice]));
+  const table = new Map<string, Price>([...catalog.values()].map((op) => [op.slug, op.defaultPrice]));
   if (!file) return table;
   let raw: unknown;
   try {

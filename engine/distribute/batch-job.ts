@@ -1,6 +1,6 @@
-import type { PriceUnit } from "../../schema/catalog.js";
 import type { RunCounters } from "../../store/runs.js";
 import type { ParamValues } from "../define/params.js";
+import type { Price } from "../define/prices.js";
 import type { PlannedCall } from "../extract/planned-calls.js";
 import type { CallFailure } from "../extract/skill-caller.js";
 import type { QualitySeen } from "../run/quality.js";
@@ -18,7 +18,7 @@ export interface BatchJob {
   /** The run is a resumed one: a call an earlier part loaded is not loaded again. */
   resumed: boolean;
   pipeline: { file: string; text: string; params: ParamValues; freshnessMs: number };
-  prices: [string, PriceUnit][];
+  prices: [string, Price][];
   calls: PlannedCall[];
 }
 

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
+import type { OutboxTarget } from "../../store/outbox.js";
 import { type Attempt, attempts, startAttempt, supersede } from "../../store/run-jobs.js";
 import {
   type CarriedCounters,
@@ -27,6 +28,8 @@ export interface BatchContext {
   drain: AbortSignal;
   /** Each change of the attempt's counters (metrics). */
   onCounters?: ((c: RunCounters) => void) | undefined;
+  /** Webhooks told when this worker takes over a batch from a worker that died (`--notify`). */
+  notify?: readonly OutboxTarget[] | undefined;
 }
 
 const RUN_CHECK_MS = 1000;
@@ -127,10 +130,20 @@ async function claimBatch(
   if (earlier.some((a) => a.state === "done")) return undefined;
   if (!(await runWantsWork(w, job.runId, job.invocation))) return undefined;
   const taken = earlier.filter((a) => a.state !== "superseded");
+  const others = taken.filter((a) => a.workerId !== ctx.workerId);
+  // An attempt still `active` whose worker is gone: that worker died holding the batch.
+  const lost = others.filter((a) => a.state === "active" && !a.workerAlive).map((a) => a.workerId);
   await supersede(
     w,
     jobId,
-    taken.filter((a) => a.workerId !== ctx.workerId).map((a) => a.workerId),
+    others.map((a) => a.workerId),
+    {
+      workerIds: lost,
+      runId: job.runId,
+      pipeline,
+      takenBy: ctx.workerId,
+      ...(ctx.notify ? { notify: ctx.notify } : {}),
+    },
   );
   await startAttempt(w, { jobId, workerId: ctx.workerId, runId: job.runId, pipeline });
   return { carried: carriedFrom(taken), redelivered: earlier.length > 0 };

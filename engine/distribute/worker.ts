@@ -3,8 +3,11 @@ import { hostname } from "node:os";
 import pLimit from "p-limit";
 import type { WorkQueue } from "../../connectors/queue/work-queue.js";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
+import { type Log, silentLog } from "../../core/log.js";
 import { migrateToLatest } from "../../store/migrate.js";
+import type { OutboxTarget } from "../../store/outbox.js";
 import { beatWorker, registerWorker, stopWorker } from "../../store/workers.js";
+import { shareRateLimit } from "../extract/rate-share.js";
 import type { SkillCaller } from "../extract/skill-caller.js";
 import type { BatchJob } from "./batch-job.js";
 import type { WorkerMetrics } from "./metrics.js";
@@ -16,9 +19,12 @@ export interface WorkerOptions {
   client: SkillCaller;
   /** Calls in flight at most, over every batch this worker holds. */
   concurrency: number;
-  log?: ((line: string) => void) | undefined;
+  /** One `worker.*` event per batch taken or failed; default: nothing. */
+  log?: Log | undefined;
   /** Counts calls, latency, credits and failures (`--metrics-port`). */
   metrics?: WorkerMetrics | undefined;
+  /** Webhooks told of a worker found dead holding a batch this one takes over (`--notify`). */
+  notify?: readonly OutboxTarget[] | undefined;
 }
 
 export interface Worker {
@@ -40,7 +46,9 @@ const SLOTS = 2;
  */
 export async function startWorker(o: WorkerOptions): Promise<Worker> {
   const w = o.warehouse;
+  const log = o.log ?? silentLog;
   await migrateToLatest(w);
+  shareRateLimit(o.client, w);
   const id = `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
   await registerWorker(w, { id, concurrency: o.concurrency });
   const drain = new AbortController();
@@ -73,8 +81,10 @@ export async function startWorker(o: WorkerOptions): Promise<Worker> {
   await o.queue.work<BatchJob>(SLOTS, async (job) => {
     holding.set(job.id, job.data.runId);
     void beat();
-    o.log?.(
+    const about = { batch: job.id, runId: job.data.runId, workerId: id };
+    log(
       `batch ${job.id} of run ${job.data.runId}: ${job.data.calls.length} call(s)${job.retryCount ? ` (delivery ${job.retryCount + 1})` : ""}`,
+      { event: "worker.batch", ...about, calls: job.data.calls.length, delivery: job.retryCount + 1 },
     );
     try {
       await runBatch(
@@ -85,19 +95,28 @@ export async function startWorker(o: WorkerOptions): Promise<Worker> {
           concurrency: o.concurrency,
           drain: drain.signal,
           onCounters: (c) => o.metrics?.onCounters(job.id, c),
+          notify: o.notify,
         },
         job.id,
         job.data,
       );
     } catch (err) {
-      o.log?.(`batch ${job.id}: ${err instanceof Error ? err.message : String(err)}`);
+      log(`batch ${job.id}: ${err instanceof Error ? err.message : String(err)}`, {
+        event: "worker.batch.failed",
+        level: "error",
+        ...about,
+      });
       throw err;
     } finally {
       holding.delete(job.id);
       o.metrics?.ended(job.id);
     }
   });
-  o.log?.(`worker ${id}: taking batches, ${o.concurrency} call(s) in flight at most`);
+  log(`worker ${id}: taking batches, ${o.concurrency} call(s) in flight at most`, {
+    event: "worker.started",
+    workerId: id,
+    concurrency: o.concurrency,
+  });
   return {
     id,
     async drain() {

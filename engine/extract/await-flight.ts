@@ -1,5 +1,5 @@
 import type { Warehouse } from "../../connectors/warehouse/open.js";
-import { type StoredResponse, storedResponses } from "../../store/ledger.js";
+import { type StoredResponse, storedResponses } from "../../store/responses.js";
 import { abandonCalls, flightState, type InFlight } from "../../store/single-flight.js";
 
 /** How another run's call of the same request ended, for the run that waited for it. */

@@ -1,5 +1,7 @@
 import type { Warehouse } from "../../connectors/warehouse/open.js";
-import { type CallEnd, finishAnswered, storeResponses } from "../../store/ledger.js";
+import { retryDeadlock } from "../../connectors/warehouse/retry-deadlock.js";
+import { type CallEnd, finishAnswered } from "../../store/calls.js";
+import { storeResponses } from "../../store/responses.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import { partsToStore } from "./item-parts.js";
 import type { PlannedCall } from "./planned-calls.js";
@@ -41,16 +43,18 @@ export function answerKeeper(w: Warehouse, p: LoadedPipeline, runId: string) {
       await new Promise<void>((resume) => setImmediate(resume));
       const group = queue.splice(0, 64);
       try {
-        await w.transaction(async (tx) => {
-          await storeResponses(
-            tx.db,
-            group.flatMap((g) => responsesOf(p, runId, g.answer)),
-          );
-          await finishAnswered(
-            tx.db,
-            group.map((g) => ({ id: g.answer.callId, end: g.answer.end })),
-          );
-        });
+        await retryDeadlock(() =>
+          w.transaction(async (tx) => {
+            await storeResponses(
+              tx.db,
+              group.flatMap((g) => responsesOf(p, runId, g.answer)),
+            );
+            await finishAnswered(
+              tx.db,
+              group.map((g) => ({ id: g.answer.callId, end: g.answer.end })),
+            );
+          }),
+        );
         for (const g of group) g.resolve();
       } catch (err) {
         for (const g of group) g.reject(err);

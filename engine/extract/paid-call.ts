@@ -3,10 +3,10 @@ import { AccessError, AuthError, SkillApiError, TransportError } from "../../con
 import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
 import { CreditCeilingError } from "../../core/errors.js";
 import { type Ceiling, releaseCredits, reserveCredits } from "../../store/budget.js";
-import { type CallEnd, type CallRecord, finishCall, insertCall } from "../../store/ledger.js";
+import { type CallEnd, type CallRecord, insertCall } from "../../store/calls.js";
 import type { RunCounters } from "../../store/runs.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
-import { type CallFailure, type RunState, recordFailure, type SkillCaller } from "./skill-caller.js";
+import { type CallFailure, failCall, type RunState, type SkillCaller } from "./skill-caller.js";
 
 /** A call ready to send: validated body, its identity (request hash) and its estimated credits. */
 export interface PaidCallSpec {
@@ -35,6 +35,8 @@ export interface PaidContext {
    * with a row of its own (`reserveAlone`: a report's job).
    */
   reserve: (record: CallRecord) => Promise<number>;
+  /** The skill's known rate limit, calls per second (a price file's `rateLimit`): paced below it. */
+  rateLimit?: number | undefined;
 }
 
 /**
@@ -82,7 +84,16 @@ export type PaidOutcome =
 export async function paidCall(
   ctx: PaidContext,
   call: PaidCallSpec,
-  send: () => Promise<Sent> = () => ctx.client.send({ slug: call.skill, body: call.body }),
+  send: () => Promise<Sent> = () =>
+    ctx.client.send(
+      { slug: call.skill, body: call.body },
+      {
+        onRateLimited: () => {
+          ctx.counters.rateLimited++;
+        },
+        rateLimit: ctx.rateLimit,
+      },
+    ),
 ): Promise<PaidOutcome> {
   const w = ctx.warehouse;
   const record = { runId: ctx.runId, pipeline: ctx.pipeline.name, skill: call.skill, requestHash: call.hash };
@@ -111,17 +122,11 @@ export async function paidCall(
       await releaseCredits(w.db, ctx.ceilings, call.credits);
       ctx.counters.creditsSpent -= call.credits;
     }
-    await finishCall(w.db, callId, {
-      outcome: ambiguous ? "ambiguous" : "failed",
-      credits: ambiguous ? call.credits : 0,
-      httpStatus: err.status,
-      errorCode: err.code,
-      error: err.message,
-      traceId: err.traceId,
-    });
     // Said below, once the failure's effect on the run is known.
-    recordFailure(
+    await failCall(
+      w.db,
       ctx,
+      callId,
       {
         pipeline: ctx.pipeline.name,
         skill: call.skill,
@@ -129,6 +134,12 @@ export async function paidCall(
         code: err.code,
         message: err.message,
         ambiguous,
+      },
+      {
+        outcome: ambiguous ? "ambiguous" : "failed",
+        credits: ambiguous ? call.credits : 0,
+        httpStatus: err.status,
+        traceId: err.traceId,
       },
       false,
     );
@@ -165,7 +176,8 @@ function unreachable(ctx: PaidContext, err: SkillApiError): boolean {
     const where = ctx.client.config ? ` at ${ctx.client.config.baseUrl}` : "";
     const detail = /\(([^)]*)\)/.exec(err.message)?.[1] ?? err.message;
     ctx.state.stop = true;
-    ctx.state.stopReason ??= `the API${where} is unreachable: ${detail} (${UNREACHABLE_AFTER} connections in a row failed before sending; nothing was spent on them)`;
+    ctx.state.unreachable = true;
+    ctx.state.stopReason ??= `the API${where} is unreachable: ${detail} (${UNREACHABLE_AFTER} connections in a row failed before sending; nothing was spent on them). Check --base-url or SKILL_API_BASE_URL, and that the API is up`;
     ctx.report(ctx.state.stopReason);
   }
   return true;

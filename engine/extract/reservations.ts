@@ -3,9 +3,10 @@ import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
 import type { CreditCeilingError } from "../../core/errors.js";
 import { waiters } from "../../core/waiters.js";
 import { type Ceiling, ceilingError, tryReserveCredits } from "../../store/budget.js";
+import { type CallRecord, insertReserved } from "../../store/calls.js";
 import { claimItems, lookupItemClaims } from "../../store/item-flights.js";
-import { type CallRecord, insertReserved, type StoredResponse, storedResponses } from "../../store/ledger.js";
 import { reserveWholeGroup } from "../../store/reserve-sqlite.js";
+import { type StoredResponse, storedResponses } from "../../store/responses.js";
 import {
   abandonCalls,
   type Claims,
@@ -52,8 +53,8 @@ const NO_CLAIMS: Claims = { fresh: [], inFlight: new Map(), abandoned: [] };
  * of one per call. A call a ceiling would pass is refused alone (CreditCeilingError); the others of
  * its group are reserved. With `fresh`, the group first looks, in the same transaction, for fresh
  * stored answers and for the same requests reserved by other live runs (one statement for the
- * group): such a call is not reserved. On SQLite the usual group (none of those, all of it fits)
- * is reserved in one synchronous transaction (reserve-sqlite.ts).
+ * group): such a call is not reserved. Where the driver is synchronous (SQLite) the usual group
+ * (none of those, all of it fits) is reserved in one synchronous transaction (reserve-sqlite.ts).
  *
  * @example
  * const { reserve } = reservations(warehouse, ceilings, { freshnessMs: 0, runId });
@@ -135,14 +136,15 @@ export function reservations(w: Warehouse, ceilings: Ceiling[], fresh?: FreshRul
     }
   }
 
-  /** SQLite's one-transaction path for the usual group; undefined on Postgres or when it does not apply. */
+  /**
+   * The one-transaction path for the usual group where the driver is synchronous (SQLite);
+   * undefined elsewhere (Postgres) or when it does not apply.
+   */
   async function reserveWholly(records: CallRecord[]): Promise<{ ids: number[] } | undefined> {
-    const raw = w.raw;
-    if (!w.adapter.synchronous || raw.kind !== "sqlite") return undefined;
-    // Holding Kysely's one connection: no other statement can run inside the raw transaction.
-    return w.db
-      .connection()
-      .execute(async () => reserveWholeGroup(w.db, raw.database, ceilings, records, fresh));
+    const driver = w.adapter.synchronous;
+    if (!driver) return undefined;
+    // Holding Kysely's one connection: no other statement can run inside the driver's transaction.
+    return w.db.connection().execute(async () => reserveWholeGroup(w.db, driver, ceilings, records, fresh));
   }
 
   return {

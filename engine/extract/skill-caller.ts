@@ -1,3 +1,7 @@
+import type { Kysely } from "kysely";
+import type { RateStore } from "../../connectors/skill-api/rate-gate.js";
+import type { AnyDB } from "../../connectors/warehouse/open.js";
+import { type CallEnd, finishCall } from "../../store/calls.js";
 import type { Prepare } from "./planned-calls.js";
 
 /** What the runner needs of the Skill API client. */
@@ -5,10 +9,16 @@ export interface SkillCaller {
   prepare: Prepare;
   send(
     prepared: { slug: string; body: Record<string, unknown> },
-    opts?: { signal?: AbortSignal | undefined },
+    opts?: {
+      signal?: AbortSignal | undefined;
+      onRateLimited?: (() => void) | undefined;
+      rateLimit?: number | undefined;
+    },
   ): Promise<{ data: unknown; traceId: string | null; status: number; attempts: number; elapsedMs: number }>;
+  /** Paces calls with every process on the warehouse that uses the same key (SkillClient does). */
+  shareRateLimit?(storeFor: (account: string, declared: number | null) => RateStore): void;
   /** Where the API is, for messages (the client's resolved config). */
-  readonly config?: { baseUrl: string };
+  readonly config?: { baseUrl: string; connections?: number | null };
 }
 
 export interface CallFailure {
@@ -38,6 +48,23 @@ export function recordFailure(run: FailureLog, f: CallFailure, say = true): void
   if (say) run.report(f.message);
 }
 
+/**
+ * A call that failed, recorded the one way in both places: its ledger row finished with the
+ * failure's code and message (`end` says the outcome — `failed`, or `ambiguous` when it may have
+ * been billed — and the credits it keeps), then the failure recorded on its run (recordFailure).
+ */
+export async function failCall(
+  db: Kysely<AnyDB>,
+  run: FailureLog,
+  callId: number,
+  f: CallFailure,
+  end: Omit<CallEnd, "errorCode" | "error">,
+  say = true,
+): Promise<void> {
+  await finishCall(db, callId, { ...end, errorCode: f.code, error: f.message });
+  recordFailure(run, f, say);
+}
+
 /** The run-wide flags a run keeps; a paid call or a report sets them the way any call would. */
 export interface RunState {
   stop: boolean;
@@ -46,6 +73,10 @@ export interface RunState {
   ceiling: boolean;
   /** `--strict` (or a pipeline's `strict: true`) met rejected records or a mapping that loses data. */
   strictFailure?: boolean;
+  /** Records were rejected and neither `rejects: allow` nor `--allow-rejects` accepts it: outcome `warnings`. */
+  rejectWarning?: boolean;
+  /** The run stopped because UNREACHABLE_AFTER connections in a row failed before sending. */
+  unreachable?: boolean;
   /** Calls in a row whose connection failed before anything was sent (reset by any answer). */
   unreachableStreak?: number;
 }

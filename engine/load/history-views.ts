@@ -1,8 +1,8 @@
 import { ident } from "../../connectors/warehouse/bulk.js";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
 import { CHILDREN_HASH, type CompiledMapping } from "../normalize/mapping.js";
+import { ensureView } from "./ensure-views.js";
 import { contentColumns } from "./history.js";
-import { ensureView } from "./views.js";
 
 /** The view of a history table's current versions: one row per key. */
 export const currentView = (table: string): string => `${table}_current`;

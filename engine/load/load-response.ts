@@ -1,10 +1,11 @@
 import type { Kysely } from "kysely";
 import { keyOf, lastPerKey, type WarehouseTx } from "../../connectors/warehouse/bulk.js";
-import { isDeadlock } from "../../connectors/warehouse/driver-errors.js";
 import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
+import { retryDeadlock } from "../../connectors/warehouse/retry-deadlock.js";
 import type { TableDef } from "../../schema/table.js";
-import { finishLoaded, insertCalls, insertRejects } from "../../store/ledger.js";
+import { finishLoaded, insertCalls } from "../../store/calls.js";
 import { countLoad } from "../../store/loads.js";
+import { insertRejects } from "../../store/rejects.js";
 import type { ParamValues } from "../define/params.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import type { PlannedCall } from "../extract/planned-calls.js";
@@ -75,6 +76,7 @@ export async function loadAnswers(
       runId,
       loadId: c.loadId,
       skill: pipeline.skill,
+      data: a.data,
     }),
   );
   const merged = mergeNormalised(mapping, each);
@@ -147,22 +149,6 @@ async function writeTables(
     written += await writeRows(tx, child, rows.get(child.name) ?? [], m.mode);
   }
   return { rows: written };
-}
-
-/**
- * Runs a load transaction again when Postgres aborted it to break a deadlock: runs loading the
- * same answer (one shared across runs) upsert the same rows, possibly in different orders. The
- * aborted transaction wrote nothing, so running it again is safe.
- */
-async function retryDeadlock(tx: () => Promise<void>): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await tx();
-    } catch (err) {
-      if (!isDeadlock(err) || attempt >= 5) throw err;
-      await new Promise((r) => setTimeout(r, 10 * attempt + Math.random() * 20));
-    }
-  }
 }
 
 async function ledgerOf(

@@ -74,9 +74,11 @@ function compileColumn(name: string, spec: ColumnSpec): CompiledColumn {
                 ? (_r, _i, c) => sub(c.request)
                 : head === "param"
                   ? (_r, _i, c) => c.params[param]
-                  : () => {
-                      throw new ConversionError(`unknown context value ${from}`);
-                    };
+                  : head === "data"
+                    ? (_r, _i, c) => sub(c.data)
+                    : () => {
+                        throw new ConversionError(`unknown context value ${from}`);
+                      };
     // A record member of the column's own name is the same value seen from the record: not extra.
     return {
       name,

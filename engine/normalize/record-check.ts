@@ -82,6 +82,10 @@ export function mappingWatch(spec: RecordsSpec) {
       (typeof c.path === "string" ? [c.path] : c.path.map((p) => p.path)).map((p) => p.split(".")[0]!),
     ),
   ]);
+  const dataSources = Object.entries(spec.columns).flatMap(([column, s]) => {
+    const from = typeof s === "string" || s.value !== undefined ? undefined : s.from;
+    return from?.startsWith("$data.") ? [{ column, from, read: compilePath(from.slice(6)) }] : [];
+  });
   const found = new Set<string>();
   const unmapped = new Set<string>();
   let records = 0;
@@ -90,7 +94,10 @@ export function mappingWatch(spec: RecordsSpec) {
     observe(data: unknown): void {
       if (spec.inferColumns) return;
       const raw = readRecords(data);
-      for (const record of Array.isArray(raw) ? raw : raw == null ? [] : [raw]) {
+      const list = Array.isArray(raw) ? raw : raw == null ? [] : [raw];
+      // A `$data.x` column is filled on this answer's rows when its data has the member.
+      if (list.length) for (const s of dataSources) if (s.read(data) !== undefined) found.add(s.column);
+      for (const record of list) {
         if (record === null || typeof record !== "object") continue;
         records++;
         for (const k of Object.keys(record)) if (!mapped.has(k)) unmapped.add(k);
@@ -104,7 +111,9 @@ export function mappingWatch(spec: RecordsSpec) {
         emptyColumns:
           records === 0
             ? []
-            : sources.filter((s) => !found.has(s.column)).map((s) => `${s.column} (from ${s.from})`),
+            : [...sources, ...dataSources]
+                .filter((s) => !found.has(s.column))
+                .map((s) => `${s.column} (from ${s.from})`),
         unmappedMembers: [...unmapped],
         records,
       };

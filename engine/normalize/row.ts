@@ -11,6 +11,8 @@ export interface RecordContext {
   /** The load (skillsync_loads) the rows belong to; none outside a run (tests, the benchmark). */
   loadId?: number | null | undefined;
   skill: string;
+  /** The whole answer's `data`, for columns reading a member beside the records (`$data.total`). */
+  data?: unknown;
 }
 
 export interface Reject {

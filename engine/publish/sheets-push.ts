@@ -1,11 +1,9 @@
-import { notConfiguredError } from "../../connectors/sheets/auth.js";
-import { SheetsConnector } from "../../connectors/sheets/connector.js";
+import type { SheetsConnector } from "../../connectors/sheets/connector.js";
 import type { PushResult, PushTarget } from "../../connectors/sheets/push.js";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
 import { listTables } from "../../connectors/warehouse/tables.js";
 import { ValidationError } from "../../core/errors.js";
 import type { ColumnType } from "../../schema/table.js";
-import type { SheetReader } from "../define/inputs.js";
 import type { ParamValue } from "../define/params.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import { renderRequest } from "../define/template.js";
@@ -119,46 +117,4 @@ export async function pushPipelineOutputs(o: {
     }
   }
   return out;
-}
-
-/**
- * What a CLI run needs from Sheets, from the environment: the reader for `from: sheet` inputs
- * (undefined when Sheets is not set up), and the push of `sheet:` outputs after a successful run,
- * as printable lines.
- *
- * @example
- * const sheets = await sheetsForRun();
- * const summary = await runPipelines({ ...options, sheet: sheets.reader });
- * for (const line of await sheets.pushOutputs(warehouse, pipelines, summary, params)) printLine(line);
- */
-export async function sheetsForRun(env: NodeJS.ProcessEnv = process.env): Promise<{
-  reader: SheetReader | undefined;
-  pushOutputs(
-    w: Warehouse,
-    pipelines: LoadedPipeline[],
-    summary: { runId: string; status: string },
-    params?: Record<string, ParamValue[]>,
-  ): Promise<string[]>;
-}> {
-  const sheets = await SheetsConnector.fromEnv(env);
-  return {
-    reader: sheets?.reader(),
-    async pushOutputs(w, pipelines, summary, params) {
-      const outputs = pipelines.filter((p) => p.sheet);
-      if (!outputs.length || summary.status !== "succeeded") return [];
-      if (!sheets) return [`sheet outputs not pushed: ${notConfiguredError().message}`];
-      const pushes = await pushPipelineOutputs({
-        warehouse: w,
-        sheets,
-        pipelines: outputs,
-        runId: summary.runId,
-        params,
-      });
-      return pushes.map((p) =>
-        p.result
-          ? `sheet: ${p.pipeline}: ${p.result.rows} row(s) to "${p.result.tab}" (${p.result.mode})`
-          : `sheet: ${p.pipeline}: not pushed: ${p.error}`,
-      );
-    },
-  };
 }

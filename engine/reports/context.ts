@@ -1,6 +1,6 @@
 import type { Warehouse } from "../../connectors/warehouse/open.js";
 import type { Ceiling } from "../../store/budget.js";
-import type { CallRecord } from "../../store/ledger.js";
+import type { CallRecord } from "../../store/calls.js";
 import type { RunCounters } from "../../store/runs.js";
 import type { ParamValues } from "../define/params.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";

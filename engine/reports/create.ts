@@ -1,5 +1,5 @@
 import { isUniqueViolation } from "../../connectors/warehouse/driver-errors.js";
-import type { CallRecord } from "../../store/ledger.js";
+import type { CallRecord } from "../../store/calls.js";
 import { latestJobFor, runIsBusy } from "../../store/report-job-lookup.js";
 import { getJob, insertJob, type ReportJob, updateJob } from "../../store/report-jobs.js";
 import { reserveAlone } from "../extract/paid-call.js";

@@ -1,8 +1,9 @@
 import type { Kysely } from "kysely";
 import type { AnyDB } from "../../connectors/warehouse/open.js";
 import { requestHash } from "../../core/hash.js";
+import { finishCall } from "../../store/calls.js";
 import { deleteChunks, storeChunks } from "../../store/chunks.js";
-import { finishCall, storeResponse, upsertResponseRows } from "../../store/ledger.js";
+import { storeResponse, upsertResponseRows } from "../../store/responses.js";
 import { estimateCredits } from "../define/prices.js";
 import { type PaidCallSpec, type Sent, succeeded } from "../extract/paid-call.js";
 import type { JobContext } from "./context.js";

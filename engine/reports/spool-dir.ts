@@ -1,18 +1,12 @@
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pidState } from "../../core/pid-state.js";
 
 const PREFIX = "skillsync-part-";
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: the pid is taken by a process of another user, alive.
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
+// A pid taken by a process of another user counts as alive: its folder is left alone.
+const alive = (pid: number) => pidState(pid) !== "gone";
 
 /**
  * Removes the spool directories of processes that no longer run (a killed run cannot remove its

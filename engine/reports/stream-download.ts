@@ -41,6 +41,9 @@ const NOT_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_CON
  *
  * @example const d = await streamDownload(client.config, "marketplace-ads-sp-insights-report-download", body, "/tmp/part.json.gz");
  */
+/** A report file's download is one request, not a run's stream of calls: a few refusals end it. */
+const REPORT_RATE_RETRIES = 5;
+
 export async function streamDownload(
   config: SkillApiConfig,
   slug: string,
@@ -55,12 +58,14 @@ export async function streamDownload(
       const r = await once(config, slug, body, spool);
       return { ...r, attempts: attempt, elapsedMs: Math.round(performance.now() - started) };
     } catch (err) {
-      const limited = err instanceof RateLimitError && rate < config.maxRateLimitRetries;
+      const limited =
+        err instanceof RateLimitError && rate < (config.maxRateLimitRetries ?? REPORT_RATE_RETRIES);
       const refused = err instanceof TransportError && !err.sent && connect < config.maxConnectRetries;
       if (!limited && !refused) throw err;
       const wait = limited
-        ? (err.retryAfterMs ?? backoffDelay(rate++, config.retryBaseDelayMs, config.maxRetryDelayMs))
+        ? (err.retryAfterMs ?? backoffDelay(rate, config.retryBaseDelayMs, config.maxRetryDelayMs))
         : backoffDelay(connect++, config.retryBaseDelayMs, config.maxRetryDelayMs);
+      if (limited) rate++;
       await sleep(Math.min(wait, config.maxRetryDelayMs));
     }
   }

@@ -1,5 +1,5 @@
 import type { Warehouse } from "../../connectors/warehouse/open.js";
-import { freshStored, type StoredResponse, storedResponses } from "../../store/ledger.js";
+import { freshStored, type StoredResponse, storedResponses } from "../../store/responses.js";
 import type { InFlight } from "../../store/single-flight.js";
 import { awaitFlight } from "../extract/await-flight.js";
 import { type ItemSplit, itemKeys, joinParts } from "../extract/item-parts.js";

@@ -1,6 +1,6 @@
 import type { Warehouse } from "../../connectors/warehouse/open.js";
 import { listTables } from "../../connectors/warehouse/tables.js";
-import { freshHashes } from "../../store/ledger.js";
+import { freshHashes } from "../../store/responses.js";
 import { resolveInput, type SheetReader } from "../define/inputs.js";
 import type { ParamValue } from "../define/params.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
@@ -20,6 +20,8 @@ export interface PipelinePlan {
   fromStore: number;
   /** Further pages, at most (pagination stops earlier when results end). */
   morePagesAtMost: number;
+  /** Pages per first call at most (`paginate.maxPages`; 1 for a pipeline that does not page). */
+  maxPages: number;
   /** Credits of the first-page calls to send. */
   credits: number;
   /** Credits if every page up to maxPages is needed. */
@@ -122,6 +124,7 @@ export async function planPipelines(o: {
       calls: calls.length,
       fromStore,
       morePagesAtMost: morePages,
+      maxPages: factory.maxPages,
       credits,
       creditsAtMost: Math.max(ownAtMost, chain?.creditsAtMost ?? 0),
       inputs: values?.length,
@@ -144,6 +147,18 @@ export async function planPipelines(o: {
     creditsAtMost: out.reduce((s, x) => s + x.creditsAtMost, 0),
     unbounded: out.filter((x) => x.dependsOn && x.dependsOn.creditsAtMost === null).map((x) => x.pipeline),
   };
+}
+
+/**
+ * What a plan's count of calls is. Only first pages can be planned: whether a next page follows is
+ * in the answer before it, so a paging pipeline says how many more may come, and a run's count of
+ * planned calls grows by each one it finds (`pagesFound`).
+ *
+ * @example plannedCallsText(3, 2) // "3 first-page call(s) planned; next pages are asked when answers show more: up to 3 more (at most 2 pages each)"
+ */
+export function plannedCallsText(calls: number, maxPages: number): string {
+  if (calls === 0 || maxPages <= 1) return `${calls} call(s) planned`;
+  return `${calls} first-page call(s) planned; next pages are asked when answers show more: up to ${calls * (maxPages - 1)} more (at most ${maxPages} pages each)`;
 }
 
 /** The identifiers a batched pipeline split per item would still pay for (undefined when it does not split). */

@@ -6,8 +6,8 @@ import { durationMs } from "../../schema/pipeline.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { type ParamValue, type ParamValues, resolveParams } from "../define/params.js";
 import { type LoadedPipeline, listBuiltinPipelines, loadPipeline } from "../define/pipeline-file.js";
+import { ensureViews } from "../load/ensure-views.js";
 import { ensureHistoryViews, historyViewNames } from "../load/history-views.js";
-import { ensureViews } from "../load/views.js";
 import { type CompiledMapping, compileMapping } from "../normalize/mapping.js";
 
 /** A pipeline ready to run: its params resolved, its mapping compiled. */

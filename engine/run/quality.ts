@@ -13,9 +13,9 @@ import type { RunSession } from "./session.js";
 /**
  * One pipeline's watch over what its answers give: an answer without the `records.path` member
  * fails its call (its paid answer kept), and at the end empty columns, unmapped members and
- * rejected records become warnings — failures under `strict`.
+ * rejected records become warnings (endQuality).
  */
-export function pipelineQuality(s: RunSession, p: LoadedPipeline, strict: boolean) {
+export function pipelineQuality(s: RunSession, p: LoadedPipeline, rule: QualityRule) {
   const watch: MappingWatch = mappingWatch(p.records);
   const base = { membersUnmapped: s.counters.membersUnmapped };
   let rejected = 0;
@@ -54,7 +54,7 @@ export function pipelineQuality(s: RunSession, p: LoadedPipeline, strict: boolea
     seen,
     /** The pipeline's warnings, added to the run's (and its strict failure). */
     end(): void {
-      endQuality(s, p, strict, seen());
+      endQuality(s, p, rule, seen());
     },
   };
 }
@@ -92,8 +92,17 @@ export function mergeSeen(parts: readonly QualitySeen[]): QualitySeen {
   };
 }
 
-/** A pipeline's quality at its end: counted, turned into the run's warnings (a failure under `strict`). */
-export function endQuality(s: RunSession, p: LoadedPipeline, strict: boolean, q: QualitySeen): void {
+/** How loud a pipeline's quality warnings are: `strict` fails the run; `allowRejects` accepts rejected records. */
+export interface QualityRule {
+  strict: boolean;
+  allowRejects: boolean;
+}
+
+/**
+ * A pipeline's quality at its end: counted, turned into the run's warnings. Rejected records make
+ * the run end `warnings` (exit 5) unless the pipeline or run accepts them; `strict` fails it on any.
+ */
+export function endQuality(s: RunSession, p: LoadedPipeline, rule: QualityRule, q: QualitySeen): void {
   s.counters.columnsEmpty += q.emptyColumns.length;
   const { rejected, firstReject } = q;
   const warnings = [
@@ -110,7 +119,8 @@ export function endQuality(s: RunSession, p: LoadedPipeline, strict: boolean, q:
       : []),
   ];
   s.warnings.push(...warnings);
-  if (strict && warnings.length) s.state.strictFailure = true;
+  if (rule.strict && warnings.length) s.state.strictFailure = true;
+  if (rejected && !rule.allowRejects) s.state.rejectWarning = true;
 }
 
 export type PipelineQuality = ReturnType<typeof pipelineQuality>;

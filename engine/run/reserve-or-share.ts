@@ -1,7 +1,8 @@
-import { type CallRecord, finishCall, insertCall, type StoredResponse } from "../../store/ledger.js";
+import { type CallRecord, insertCall } from "../../store/calls.js";
+import type { StoredResponse } from "../../store/responses.js";
 import { awaitFlight } from "../extract/await-flight.js";
 import type { ItemsTaken, Reserved } from "../extract/reservations.js";
-import { recordFailure } from "../extract/skill-caller.js";
+import { failCall } from "../extract/skill-caller.js";
 import type { RunSession } from "./session.js";
 
 /** What a call gets before it is sent: a ledger id to send under, a stored or shared answer, or nothing. */
@@ -58,13 +59,18 @@ export async function failWithoutSending(
   message: string,
 ): Promise<void> {
   const id = await insertCall(s.warehouse.db, { ...record, credits: 0 }, "failed");
-  await finishCall(s.warehouse.db, id, { outcome: "failed", credits: 0, errorCode: code, error: message });
-  recordFailure(s, {
-    pipeline: record.pipeline,
-    skill: record.skill,
-    requestHash: record.requestHash,
-    code,
-    message,
-    ambiguous: code === "SHARED_AMBIGUOUS",
-  });
+  await failCall(
+    s.warehouse.db,
+    s,
+    id,
+    {
+      pipeline: record.pipeline,
+      skill: record.skill,
+      requestHash: record.requestHash,
+      code,
+      message,
+      ambiguous: code === "SHARED_AMBIGUOUS",
+    },
+    { outcome: "failed", credits: 0 },
+  );
 }

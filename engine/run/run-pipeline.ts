@@ -1,8 +1,9 @@
 import { CreditCeilingError } from "../../core/errors.js";
 import { waiters } from "../../core/waiters.js";
 import type { Ceiling } from "../../store/budget.js";
-import { answeredCalls, type CallRecord, isLoaded, settleAnswered } from "../../store/ledger.js";
+import { answeredCalls, type CallRecord, settleAnswered } from "../../store/calls.js";
 import { finishLoad } from "../../store/loads.js";
+import { isLoaded } from "../../store/part-loads.js";
 import { inputScope, resolveInput, type SheetReader, staticInput } from "../define/inputs.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import type { PriceTable } from "../define/prices.js";
@@ -23,8 +24,15 @@ import { dropOtherRuns } from "../load/write-rows.js";
 import { runReportCalls } from "../reports/index.js";
 import { type ItemRun, loadFreshItems, partitionFresh, type TakenItems, takeItems } from "./item-reuse.js";
 import { loadOf } from "./loads.js";
+import { plannedCallsText } from "./plan.js";
 import type { Compiled } from "./prepare.js";
-import { endQuality, type PipelineQuality, pipelineQuality, type QualitySeen } from "./quality.js";
+import {
+  endQuality,
+  type PipelineQuality,
+  pipelineQuality,
+  type QualityRule,
+  type QualitySeen,
+} from "./quality.js";
 import { reserveOrShare } from "./reserve-or-share.js";
 import type { RunSession } from "./session.js";
 
@@ -36,6 +44,8 @@ export interface RunEnv {
   concurrency: number;
   /** `--strict`: warnings about what was loaded fail the run (as a pipeline's `strict: true`). */
   strict?: boolean | undefined;
+  /** `--allow-rejects`: rejected records leave the run `succeeded` (as a pipeline's `rejects: allow`). */
+  allowRejects?: boolean | undefined;
   /** `--refresh`: date windows recorded done are asked again too (engine/run/windows.ts). */
   refresh?: boolean | undefined;
 }
@@ -74,7 +84,7 @@ export async function planPipelineCalls(s: RunSession, env: RunEnv, c: Compiled)
     );
   }
   s.report(
-    `${p.name}: ${calls.count} call(s) planned${items.fresh.length ? `; ${items.fresh.length} item(s) fresh in the store` : ""}`,
+    `${p.name}: ${plannedCallsText(calls.count, factory.maxPages)}${items.fresh.length ? `; ${items.fresh.length} item(s) fresh in the store` : ""}`,
   );
   return { factory, calls, items };
 }
@@ -109,6 +119,14 @@ export interface CallsOutcome {
   complete: boolean;
 }
 
+/** The run's flags and the pipeline file together decide how loud its quality warnings are. */
+function qualityRule(env: RunEnv, p: LoadedPipeline): QualityRule {
+  return {
+    strict: env.strict === true || p.strict,
+    allowRejects: env.allowRejects === true || p.rejects === "allow",
+  };
+}
+
 /** A pipeline's end: its quality warnings, and a complete `replace` pipeline's rows of earlier runs dropped. */
 export async function finishPipeline(
   s: RunSession,
@@ -116,7 +134,7 @@ export async function finishPipeline(
   c: Compiled,
   o: CallsOutcome,
 ): Promise<void> {
-  endQuality(s, c.pipeline, env.strict === true || c.pipeline.strict, o.seen);
+  endQuality(s, c.pipeline, qualityRule(env, c.pipeline), o.seen);
   await finishLoad(s.warehouse, await loadOf(s, c.pipeline.name));
   if (c.mapping.mode === "replace" && o.complete && !s.state.stop) {
     await s.warehouse.db.transaction().execute(async (trx) => {
@@ -161,7 +179,7 @@ export async function runCalls(
   const { warehouse: w, runId, counters, state, report } = s;
   const p = c.pipeline;
   const pipelineState = { stop: false, failed: 0 };
-  const quality = pipelineQuality(s, p, env.strict === true || p.strict);
+  const quality = pipelineQuality(s, p, qualityRule(env, p));
   const reserving = reservations(w, ceilings, { freshnessMs: c.freshnessMs, runId });
   const keeper = answerKeeper(w, p, runId);
   // Calls an earlier part of this run paid for and kept, but never loaded: loaded now, not paid again.
@@ -250,6 +268,7 @@ export async function runCalls(
           const next = factory.next(call, got.data);
           if (next) {
             counters.callsPlanned++;
+            counters.pagesFound++;
             progress?.paged(next);
             pages.push(next);
             waiting.wakeAll();
@@ -380,6 +399,7 @@ async function execute(
       pipelineStop: ps,
       report,
       reserve: () => ("error" in first ? Promise.reject(first.error) : Promise.resolve(first.callId)),
+      rateLimit: env.prices.get(p.skill)?.rateLimit,
     },
     { skill: p.skill, body: call.body, hash: call.hash, credits: call.credits },
   );

@@ -3,11 +3,13 @@ import { readFileSync } from "node:fs";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
 import { requestHash } from "../../core/hash.js";
 import type { Ceiling } from "../../store/budget.js";
+import type { OutboxTarget } from "../../store/outbox.js";
 import type { RunCounters, RunStatus, Trigger } from "../../store/runs.js";
 import type { SheetReader } from "../define/inputs.js";
 import type { ParamValue } from "../define/params.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import { loadPrices, type PriceTable } from "../define/prices.js";
+import { shareRateLimit } from "../extract/rate-share.js";
 import type { CallFailure, SkillCaller } from "../extract/skill-caller.js";
 import { preflight } from "./preflight.js";
 import type { Compiled } from "./prepare.js";
@@ -42,12 +44,18 @@ export interface RunOptions {
   sheet?: SheetReader | undefined;
   /** Rejected records, empty columns and unmapped members fail the run (`--strict`). */
   strict?: boolean | undefined;
+  /** Rejected records leave the run `succeeded` instead of `warnings` (`--allow-rejects`). */
+  allowRejects?: boolean | undefined;
   /** `--refresh`: every pipeline's freshness is 0 for this run: nothing reused from the store, every item paid again. */
   refresh?: boolean | undefined;
   /** Called once the run has its id (new or resumed), before any call is made. */
   onStart?: ((runId: string, resumed: boolean) => void) | undefined;
+  /** Called after each pipeline of the run, with the run's counters so far (`--log-format json`). */
+  onPipelineEnd?: ((pipeline: string, counters: RunCounters) => void) | undefined;
   /** Runs one pipeline of the run (default: here, runPipeline); workers' runs hand the calls to a queue. */
   runStage?: StageRunner | undefined;
+  /** Webhooks (their hashes) told of the run's end and budget crossings: `--notify` (docs/notifications.md). */
+  notify?: readonly OutboxTarget[] | undefined;
 }
 
 /** What runs pipelines: runPipelines here, or a runner whose calls workers make (engine/distribute). */
@@ -63,6 +71,8 @@ export interface RunSummary {
   stopReason: string | undefined;
   /** 4 when the API refused the key or access, else undefined. */
   authFailure: boolean;
+  /** The API could not be reached at all (no call got through): the setting is wrong, exit 2. */
+  apiUnreachable: boolean;
   counters: RunCounters;
   failures: CallFailure[];
   /** What the answers showed about the mappings: rejected records, empty columns, unmapped members. */
@@ -97,12 +107,14 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     preflight(o.pipelines, params, prices, o.client.prepare.bind(o.client)),
   );
   if (o.refresh) for (const c of compiled) c.freshnessMs = 0;
+  shareRateLimit(o.client, o.warehouse);
   const env = {
     client: o.client,
     prices,
     sheet: o.sheet,
     concurrency: Math.max(1, o.concurrency ?? 4),
     strict: o.strict,
+    allowRejects: o.allowRejects,
     refresh: o.refresh,
   };
   const { session: s, status } = await inRunSession(
@@ -116,13 +128,20 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
       reporter: o.reporter,
       signal: o.signal,
       onStart: o.onStart,
+      notify: o.notify,
     },
     async (s) => {
       if (o.ceilings) s.ceilings = [...s.ceilings, ...o.ceilings];
+      const pool = o.client.config?.connections;
+      if (pool && env.concurrency > pool)
+        s.notes.push(
+          `calls in flight are at most ${pool}, the client's connections, not the ${env.concurrency} asked for`,
+        );
       for (const c of compiled) {
         if (s.state.stop) break;
         // A windowed pipeline records its windows as their calls load: it runs here (as reports do).
         await (c.pipeline.window ? runWindowedPipeline : (o.runStage ?? runPipeline))(s, env, c);
+        o.onPipelineEnd?.(c.pipeline.name, { ...s.counters });
       }
     },
   );
@@ -132,6 +151,7 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     status,
     stopReason: s.state.stopReason,
     authFailure: s.state.authFailure,
+    apiUnreachable: s.state.unreachable === true && s.counters.callsDone === 0,
     counters: s.counters,
     failures: s.failures,
     warnings: s.warnings,

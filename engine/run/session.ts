@@ -1,6 +1,8 @@
 import type { Kysely } from "kysely";
 import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
 import { type Ceiling, warehouseCeilings } from "../../store/budget.js";
+import type { OutboxTarget } from "../../store/outbox.js";
+import { recordBudgetCrossings } from "../../store/outbox-events.js";
 import {
   endRun,
   type RunCounters,
@@ -54,6 +56,8 @@ export interface SessionOptions {
   reporter?: RunReporter | undefined;
   signal?: AbortSignal | undefined;
   onStart?: ((runId: string, resumed: boolean) => void) | undefined;
+  /** Webhooks told of the run's end and of budgets it takes past 80 % or 100 % (docs/notifications.md). */
+  notify?: readonly OutboxTarget[] | undefined;
 }
 
 const HEARTBEAT_MS = 5000;
@@ -129,7 +133,15 @@ export async function inRunSession<T>(
     signal: o.signal,
   });
   const counters = s.counters;
-  const heartbeat = setInterval(() => void updateRun(w, runId, counters).catch(() => {}), HEARTBEAT_MS);
+  const budgets = () =>
+    recordBudgetCrossings(w, o.notify, budgetScopes(s.ceilings), {
+      runId,
+      stoppedAt: s.state.ceiling ? stoppedAt(s.ceilings, s.state.stopReason) : undefined,
+    }).catch(() => {});
+  const heartbeat = setInterval(() => {
+    void updateRun(w, runId, counters).catch(() => {});
+    if (o.notify?.length) void budgets();
+  }, HEARTBEAT_MS);
   heartbeat.unref();
   const onAbort = () => {
     s.state.stop = true;
@@ -149,7 +161,9 @@ export async function inRunSession<T>(
     clearInterval(heartbeat);
     o.signal?.removeEventListener("abort", onAbort);
   }
+  if (o.notify?.length) await budgets();
   const status = await endRun(w, runId, counters, {
+    notify: o.notify,
     fatal,
     aborted: o.signal?.aborted === true,
     state: s.state,
@@ -159,4 +173,17 @@ export async function inRunSession<T>(
   s.report();
   if (fatal) throw fatal;
   return { session: s, status, result: result as T };
+}
+
+const BUDGET_LABELS = ["daily budget", "monthly budget"];
+
+/** The warehouse budgets among a run's ceilings (their scopes name the day or month). */
+const budgetScopes = (ceilings: readonly Ceiling[]) =>
+  ceilings.filter((c) => BUDGET_LABELS.includes(c.label)).map((c) => c.scope);
+
+/** The budget a run was stopped at, from its stop reason ("stopped at the daily budget of …"). */
+function stoppedAt(ceilings: readonly Ceiling[], reason: string | undefined): string[] {
+  return ceilings
+    .filter((c) => BUDGET_LABELS.includes(c.label) && reason?.includes(`the ${c.label}`))
+    .map((c) => c.scope);
 }

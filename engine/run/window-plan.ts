@@ -1,5 +1,5 @@
 import type { Warehouse } from "../../connectors/warehouse/open.js";
-import { freshHashes } from "../../store/ledger.js";
+import { freshHashes } from "../../store/responses.js";
 import { windowRecords } from "../../store/windows.js";
 import type { PriceTable } from "../define/prices.js";
 import {

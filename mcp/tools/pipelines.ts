@@ -5,7 +5,7 @@ import { paramLists, paramsRequestSchema } from "../../engine/define/params.js";
 import type { LoadedPipeline } from "../../engine/define/pipeline-file.js";
 import { DEFAULT_PRICE } from "../../engine/define/prices.js";
 import { compileMapping } from "../../engine/normalize/mapping.js";
-import { pipelineView } from "../../engine/publish/views.js";
+import { pipelineView } from "../../engine/publish/run-and-pipeline-views.js";
 import { planPipelines } from "../../engine/run/plan.js";
 import type { ToolContext } from "../context.js";
 import { answer } from "../reply.js";

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { ValidationError } from "../../core/errors.js";
 import { redact } from "../../core/redact.js";
 import { paramLists } from "../../engine/define/params.js";
+import { afterRun, pushView } from "../../engine/publish/after-run.js";
 import { countRows } from "../../engine/publish/read-table.js";
 import { type RunReporter, type RunSummary, runPipelines } from "../../engine/run/runner.js";
 import type { CeilingStatus } from "../../store/budget-status.js";
@@ -47,6 +48,8 @@ function exitState(s: RunSummary, ceiling: number): string {
       return "succeeded: every planned call was answered and loaded";
     case "ceiling":
       return `stopped at a credit ceiling (${s.stopReason ?? `${ceiling} credits`}); what was loaded stays. Run again with the same pipeline and params to resume, within a larger ceiling or after the budget resets`;
+    case "warnings":
+      return "finished with warnings: records were rejected (kept in skillsync_rejects); see warnings, fix the pipeline's mapping and run again (stored answers cost 0)";
     case "interrupted":
       return "interrupted before it finished; run again with the same pipeline and params to resume";
     default:
@@ -81,7 +84,7 @@ async function runTool(
   notify: Notify | undefined,
 ) {
   const pipeline = pipelineNamed(ctx, args.pipeline);
-  const { summary, ceiling } = await ctx.exclusive(async () => {
+  const { summary, ceiling, after } = await ctx.exclusive(async () => {
     // Runs take turns, so what is left now is what this run may have. The server's total is also
     // a ceiling of the run's every call, held in the warehouse: it holds whatever happens here.
     const ceiling = runCeiling(args.maxCredits, await serverCredits(ctx));
@@ -98,7 +101,15 @@ async function runTool(
       reporter: progressReporter(notify),
       signal: ctx.signal ? AbortSignal.any([ctx.signal, signal]) : signal,
     });
-    return { summary, ceiling };
+    // The pipeline's `sheet:` output, as every trigger pushes it; still within this run's turn.
+    const after = await afterRun({
+      warehouse: ctx.warehouse,
+      sheets: ctx.sheets,
+      pipelines: [pipeline],
+      summary,
+      params: paramLists(args.params),
+    });
+    return { summary, ceiling, after };
   });
   const tables = [];
   for (const name of summary.tables) tables.push({ name, rows: await countRows(ctx.warehouse, name) });
@@ -115,9 +126,11 @@ async function runTool(
       done: summary.counters.callsDone,
       fromStore: summary.counters.callsCached,
       failed: summary.counters.callsFailed,
+      rateLimited: summary.counters.rateLimited,
     },
     rows: { written: summary.counters.rowsWritten, rejected: summary.counters.rowsRejected },
     tables,
+    sheetPushes: after.pushes.map(pushView),
     warnings: [
       ...summary.failures.slice(0, 20).map((f) => ({
         code: f.code,
@@ -128,6 +141,9 @@ async function runTool(
       ...(summary.failures.length > 20
         ? [{ code: "MORE", message: `${summary.failures.length - 20} more failures (runs tool)` }]
         : []),
+      ...(after.notConfigured
+        ? [{ code: "SHEETS", message: `sheet output not pushed: ${after.notConfigured}` }]
+        : after.pushes.flatMap((p) => (p.error ? [{ code: "SHEETS", message: redact(p.error) }] : []))),
       ...(summary.counters.rowsRejected
         ? [
             {

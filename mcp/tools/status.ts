@@ -1,7 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { ValidationError } from "../../core/errors.js";
-import { recentWarehouseRuns, warehouseRunView } from "../../engine/publish/views.js";
+import { recentWarehouseRuns, warehouseRunView } from "../../engine/publish/run-and-pipeline-views.js";
 import { budgetStatus, type CeilingStatus, ceilingStatuses } from "../../store/budget-status.js";
 import type { ToolContext } from "../context.js";
 import { answer } from "../reply.js";

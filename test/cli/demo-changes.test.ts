@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DEMO_KEYWORDS } from "../../cli/commands/demo.js";
 import { cli } from "../helpers/cli.js";
 import { freshWarehouseUrl } from "../helpers/warehouses.js";
 
@@ -42,6 +43,9 @@ describe("demo --changes", () => {
     expect(first.code, first.err).toBe(0);
     expect(first.out).toContain("first load at emulated date 2026-11-01");
     expect(first.out).toContain("second load at emulated date 2026-11-08");
+    // Its patent queries are its keywords, each named.
+    const queries = DEMO_KEYWORDS.map((k) => JSON.stringify(k)).join(", ");
+    expect(first.out).toContain(`patent-search for queries ${queries} (50 results each)`);
 
     const printed = parseDemo(first.out);
     const changes = await changesSince(db, printed.since);

@@ -92,8 +92,12 @@ describe("mistakes only the answers show are visible", () => {
     expect(strict.code).toBe(1);
     expect(strict.out).toMatch(/: failed/);
     const runs = await cli(["runs", "--db", db, "--json"]);
-    const [last] = JSON.parse(runs.out) as { status: string; columns_empty: number; warnings: string[] }[];
-    expect(last).toMatchObject({ status: "failed", columns_empty: 1 });
+    const [last] = JSON.parse(runs.out) as {
+      status: string;
+      mapping: { emptyColumns: number };
+      warnings: string[];
+    }[];
+    expect(last).toMatchObject({ status: "failed", mapping: { emptyColumns: 1 } });
     expect(last?.warnings.join("\n")).toContain("cpc (from costPerClick)");
   });
 
@@ -102,7 +106,7 @@ describe("mistakes only the answers show are visible", () => {
     const db = freshWarehouseUrl("sqlite");
     const file = writePipelineFile(keywordPipeline.replace("type: number", "type: integer"));
     const r = await cli(["run", file, "--db", db, "--param", "seed=usb", "--json"], env(emulator.url));
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(5);
     const summary = JSON.parse(r.out) as { counters: { rowsRejected: number }; warnings: string[] };
     expect(summary.counters.rowsRejected).toBeGreaterThan(0);
     expect(summary.warnings.join("\n")).toMatch(/kw: \d+ record\(s\) rejected .*price/);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DEMO_KEYWORDS, DEMO_QUERY } from "../../cli/commands/demo.js";
 import { cli } from "../helpers/cli.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
@@ -35,7 +36,7 @@ describe.each(WAREHOUSE_KINDS)("run, plan and the warehouse commands on %s", (ki
       expect(JSON.parse(runs.out)[0]).toMatchObject({
         status: "succeeded",
         trigger: "manual",
-        calls_done: 2,
+        calls: { done: 2 },
       });
 
       const tables = await cli(["tables", "--db", db, "--json"]);
@@ -179,6 +180,16 @@ describe("pipelines and demo", () => {
     const db = freshWarehouseUrl("sqlite");
     const r = await cli(["demo", "--db", db]);
     expect(r.code).toBe(0);
+    // It names what it asks for, so its tables can be traced to their inputs.
+    const keywords = DEMO_KEYWORDS.map((k) => JSON.stringify(k)).join(", ");
+    expect(r.out).toContain(`marketplace-search for keywords ${keywords} (2 pages each)`);
+    expect(r.out).toContain(`patent-search for query ${JSON.stringify(DEMO_QUERY)} (2 pages), then`);
+    // Three keywords planned, the next pages found while it ran added to them.
+    const market = /run \S+: succeeded, (\d+) calls \(3 planned \+ (\d+) next pages?, 0 from store\)/.exec(
+      r.out,
+    );
+    expect(market, r.out).not.toBeNull();
+    expect(Number(market![1])).toBe(3 + Number(market![2]));
     expect(r.out).toMatch(/marketplace_search_results\s+\d+/);
     expect(r.out).toMatch(/patent_legal_status\s+\d+/);
     const q = await cli([

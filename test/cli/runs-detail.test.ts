@@ -34,9 +34,9 @@ describe.each(WAREHOUSE_KINDS)("runs you can read on %s", (kind) => {
 
       const list = JSON.parse((await cli(["runs", "--db", db, "--json"])).out);
       expect(list).toHaveLength(1);
-      expect(list[0]).toMatchObject({ id: runId, status: "succeeded", calls_cached: 0 });
-      expect(Number(list[0].credits_spent)).toBe(charged);
-      expect(Number(list[0].rows_written)).toBe(rows);
+      expect(list[0]).toMatchObject({ runId, status: "succeeded", calls: { cached: 0 } });
+      expect(list[0].credits.spent).toBe(charged);
+      expect(list[0].rows.written).toBe(rows);
 
       const detail = JSON.parse((await cli(["runs", runId, "--db", db, "--json"])).out);
       expect(detail.pipelines).toEqual([

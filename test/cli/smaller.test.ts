@@ -95,7 +95,8 @@ describe("an unreachable API", () => {
       ["run", "marketplace-search", "--db", freshWarehouseUrl("sqlite"), ...keywords, "--concurrency", "2"],
       { SKILL_API_BASE_URL: url, SKILL_API_KEY: DEMO_KEY },
     );
-    expect(r.code).toBe(1);
+    // The address is a setting (--base-url, SKILL_API_BASE_URL) that reaches nothing: exit 2.
+    expect(r.code).toBe(2);
     const all = r.out + r.err;
     expect(all).toContain(`stopped: the API at ${url} is unreachable: connection refused`);
     expect(all.match(/is unreachable/g)?.length).toBe(2); // the progress note and the summary

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { afterEach } from "vitest";
+import { nodeEntry } from "../helpers/node-entry.js";
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -8,7 +9,7 @@ afterEach(() => {
 
 /** `skillsync …` as a real process (killed after the test): its output, exit and a wait for a line. */
 export function runCli(args: string[]) {
-  const child = spawn(process.execPath, ["--import", "tsx", "cli/run.ts", ...args], {
+  const child = spawn(process.execPath, [...nodeEntry("cli/run.ts"), ...args], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   children.push(child);

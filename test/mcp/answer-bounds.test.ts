@@ -5,6 +5,7 @@ import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { openWarehouse } from "../../connectors/warehouse/open.js";
 import { migrateToLatest } from "../../store/migrate.js";
+import { nodeEntry } from "../helpers/node-entry.js";
 import {
   freshWarehouseUrl,
   unavailable,
@@ -122,7 +123,7 @@ afterEach(() => {
 function rawServer(db: string) {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "cli/run.ts", "mcp", "--db", db, "--max-credits", "0"],
+    [...nodeEntry("cli/run.ts"), "mcp", "--db", db, "--max-credits", "0"],
     {
       env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", ...ENV },
       stdio: ["pipe", "pipe", "pipe"],

@@ -1,6 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach } from "vitest";
+import { nodeEntry } from "../helpers/node-entry.js";
 
 const open: (() => Promise<void>)[] = [];
 
@@ -28,7 +29,7 @@ export interface McpSession {
 export async function startMcp(args: string[], env: Record<string, string>): Promise<McpSession> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ["--import", "tsx", "cli/run.ts", "mcp", ...args],
+    args: [...nodeEntry("cli/run.ts"), "mcp", ...args],
     env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", ...env },
     cwd: process.cwd(),
     stderr: "pipe",

@@ -4,6 +4,7 @@ import { openWarehouse } from "../../connectors/warehouse/open.js";
 import { setBudget } from "../../store/budget-status.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { emulatorWithClient } from "../helpers/emulator.js";
+import { nodeEntry } from "../helpers/node-entry.js";
 import { freshWarehouseUrl } from "../helpers/warehouses.js";
 import { startMcp } from "./helpers.js";
 
@@ -68,7 +69,7 @@ describe("skillsync mcp: budgets, tables and resources", () => {
   it("will not start without a server ceiling or an API key, and writes nothing to stdout", () => {
     const db = freshWarehouseUrl("sqlite");
     const spawn = (args: string[], env: Record<string, string>) =>
-      spawnSync(process.execPath, ["--import", "tsx", "cli/run.ts", "mcp", "--db", db, ...args], {
+      spawnSync(process.execPath, [...nodeEntry("cli/run.ts"), "mcp", "--db", db, ...args], {
         env: { PATH: process.env["PATH"] ?? "", ...env },
         input: "",
         encoding: "utf8",

@@ -8,6 +8,7 @@ import { ValidationError } from "../../core/errors.js";
 import { runPipelines } from "../../engine/run/runner.js";
 import { builtin, count } from "../engine/fixtures.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
+import { nodeEntry } from "../helpers/node-entry.js";
 
 /** A `data:image/png;base64,` URI of exactly `length` characters. */
 const dataUri = (length: number) => {
@@ -69,9 +70,7 @@ describe("data:image URIs in TRO checks", () => {
     const child = spawn(
       process.execPath,
       [
-        "--import",
-        "tsx",
-        "cli/run.ts",
+        ...nodeEntry("cli/run.ts"),
         "run",
         "ip-tro-check",
         "--db",

@@ -6,6 +6,7 @@ import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.j
 import { genericSlugData } from "../../emulator/generic.js";
 import { builtinPipelineDir, loadPipeline } from "../../engine/define/pipeline-file.js";
 import { runPipelines, type SkillCaller } from "../../engine/run/runner.js";
+import { PROBE_SLUG } from "../../schema/catalog.js";
 import { count, pipelineFrom, rows } from "../engine/fixtures.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
@@ -262,7 +263,12 @@ describe("the emulator and undocumented slugs", () => {
         body: JSON.stringify({ keyword: "tea" }),
       });
     const plain = await emulatorWithClient();
-    expect((await call(plain.emulator.url, "marketplace-keyword-research")).status).toBe(404);
+    const refused = await call(plain.emulator.url, "marketplace-keyword-research");
+    expect(refused.status).toBe(404);
+    // The 404 names the flag that would answer it.
+    expect(((await refused.json()) as { msg: string }).msg).toBe(
+      'no documented operation with slug "marketplace-keyword-research"; to answer it with generic data, start the emulator with --generic-slugs marketplace-keyword-research (or --generic-slugs alone, for every slug)',
+    );
     const listed = await emulatorWithClient({ genericSlugs: ["marketplace-keyword-research"] });
     const ok = await call(listed.emulator.url, "marketplace-keyword-research");
     expect(ok.status).toBe(200);
@@ -270,6 +276,11 @@ describe("the emulator and undocumented slugs", () => {
     expect(body.code).toBe(0);
     expect(body.data).toEqual(genericSlugData("marketplace-keyword-research", { keyword: "tea" }));
     expect((await call(listed.emulator.url, "websearch-trends-explore")).status).toBe(404);
+    // Nothing can answer the doctor's probe: no flag is suggested for it.
+    const probe = await call(listed.emulator.url, PROBE_SLUG);
+    expect(((await probe.json()) as { msg: string }).msg).toBe(
+      `no documented operation with slug "${PROBE_SLUG}"`,
+    );
     expect(listed.emulator.ledger().totalCredits).toBe(1);
   });
 

@@ -4,6 +4,7 @@ import { migrateToLatest } from "../../store/migrate.js";
 import { ensureStates } from "../../store/schedule-state.js";
 import { cli } from "../helpers/cli.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
+import { nodeEntry } from "../helpers/node-entry.js";
 import { freshWarehouseUrl } from "../helpers/warehouses.js";
 import { openTracked, runsOf, tempDir, until, writeScheduledPipeline } from "./fixtures.js";
 
@@ -75,19 +76,7 @@ describe("skillsync schedule", () => {
     const file = writeScheduledPipeline(tempDir());
     const child = spawn(
       process.execPath,
-      [
-        "--import",
-        "tsx",
-        "cli/run.ts",
-        "schedule",
-        file,
-        "--db",
-        db,
-        "--grace",
-        "5",
-        "--base-url",
-        emulator.url,
-      ],
+      [...nodeEntry("cli/run.ts"), "schedule", file, "--db", db, "--grace", "5", "--base-url", emulator.url],
       { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, SKILL_API_KEY: DEMO_KEY } },
     );
     children.push(child);

@@ -108,7 +108,12 @@ for (const kind of WAREHOUSE_KINDS) {
       }, 8000);
       expect(paused.consecutiveFailures).toBe(2);
       expect(paused.pausedReason).toMatch(/2 failed runs in a row/);
-      expect(lines.some((l) => l.includes("paused after 2 failed runs"))).toBe(true);
+      // The state commits before the scheduler logs the pause: wait for the line, do not race it.
+      await until(
+        async () => lines.some((l) => l.includes("paused after 2 failed runs")),
+        8000,
+        "the pause line",
+      );
       const failedRuns = (await runsOf(w)).filter((r) => r.status === "failed");
       expect(failedRuns.length).toBeGreaterThanOrEqual(1);
       expect(String(failedRuns[0]!.error)).not.toBe("");

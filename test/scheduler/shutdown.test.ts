@@ -4,7 +4,7 @@ import type { Warehouse } from "../../connectors/warehouse/open.js";
 import { runPipelines } from "../../engine/run/runner.js";
 import { loadSchedules } from "../../scheduler/load.js";
 import { interruptLeftovers } from "../../scheduler/shutdown.js";
-import { insertCall } from "../../store/ledger.js";
+import { insertCall } from "../../store/calls.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { startRun } from "../../store/runs.js";
 import { acquireSlot, claimTick, ensureStates, readState } from "../../store/schedule-state.js";

@@ -81,7 +81,7 @@ describe("a body over the limit", () => {
     // The client sent nothing more, so the connection closes once it has been quiet for a second.
     expect(await c.closed()).toBeLessThan(ms + 5_000);
     expect(c.error()).toBeUndefined();
-    expect(t.logs.some((l) => / POST \/runs 413 /.test(l))).toBe(true);
+    expect(t.logs.some((l) => /^POST \/runs 413 /.test(l))).toBe(true);
     expect((await t.call("GET", "/runs")).status).toBe(200);
   });
 

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { main } from "../../cli/main.js";
 import { signedHeaders } from "../../server/index.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
+import { nodeEntry } from "../helpers/node-entry.js";
 import { freshWarehouseUrl } from "../helpers/warehouses.js";
 import { SECRET } from "./helpers.js";
 
@@ -33,9 +34,7 @@ describe("skillsync serve", () => {
     const child = spawn(
       process.execPath,
       [
-        "--import",
-        "tsx",
-        "cli/run.ts",
+        ...nodeEntry("cli/run.ts"),
         "serve",
         "--port",
         "0",

@@ -9,6 +9,7 @@ import { signedHeaders } from "../../server/index.js";
 import { setBudget } from "../../store/budget-status.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
+import { nodeEntry } from "../helpers/node-entry.js";
 import { freshWarehouseUrl } from "../helpers/warehouses.js";
 import { SECRET, startTestServer } from "./helpers.js";
 
@@ -51,9 +52,7 @@ describe("prices everywhere pipelines run", () => {
       const child = spawn(
         process.execPath,
         [
-          "--import",
-          "tsx",
-          "cli/run.ts",
+          ...nodeEntry("cli/run.ts"),
           "serve",
           "--port",
           "0",

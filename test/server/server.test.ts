@@ -202,9 +202,9 @@ for (const kind of WAREHOUSE_KINDS) {
       await t.call("GET", "/tables/nope?limit=1");
       await fetch(`${t.server.url}/pipelines`);
       expect(t.logs).toHaveLength(3);
-      expect(t.logs[0]).toMatch(/^\S+Z GET \/budget 200 \d+ms$/);
-      expect(t.logs[1]).toMatch(/ GET \/tables\/nope 404 \d+ms$/);
-      expect(t.logs[2]).toMatch(/ GET \/pipelines 401 \d+ms$/);
+      expect(t.logs[0]).toMatch(/^GET \/budget 200 \d+ms$/);
+      expect(t.logs[1]).toMatch(/^GET \/tables\/nope 404 \d+ms$/);
+      expect(t.logs[2]).toMatch(/^GET \/pipelines 401 \d+ms$/);
       const text = t.logs.join("\n");
       expect(text).not.toContain(SECRET);
       expect(text).not.toContain(DEMO_KEY);

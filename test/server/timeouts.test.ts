@@ -36,7 +36,7 @@ describe("serve's time limits", () => {
     expect(ms).toBeGreaterThanOrEqual(400);
     expect(ms).toBeLessThan(5_000);
     expect(await c.closed()).toBeLessThan(ms + 5_000);
-    expect(t.logs.some((l) => / POST \/runs 408 /.test(l))).toBe(true);
+    expect(t.logs.some((l) => /^POST \/runs 408 /.test(l))).toBe(true);
     expect(t.emulator.ledger().totalCalls).toBe(0);
   });
 

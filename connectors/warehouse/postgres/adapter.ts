@@ -48,7 +48,7 @@ export function postgresAdapter(schema: string | undefined): WarehouseAdapter {
     exactColumnTypes: true,
     booleansAsIntegers: false,
     selectForUpdate: true,
-    synchronous: false,
+    synchronous: undefined,
     loginRoles: true,
     migrating: (_db, fn) => fn(),
     // One key per schema and name: runs on other schemas of the database do not wait for each other.

@@ -1,6 +1,8 @@
+import type SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import type { ColumnType } from "../../../schema/table.js";
 import type { StoredColumn, WarehouseAdapter } from "../adapter.js";
+import { sqliteSyncDriver } from "./synchronous.js";
 
 const SQL_TYPES: Record<ColumnType, string> = {
   text: "text",
@@ -15,8 +17,15 @@ const SQL_TYPES: Record<ColumnType, string> = {
 /** What a stored SQLite type can tell: the rest (boolean, date, timestamp, JSON) looks like integer or text. */
 const STORED_TYPES: Record<string, ColumnType> = { integer: "integer", real: "number", text: "text" };
 
-/** SQLite: one file, one writer, few types; better-sqlite3 runs statements synchronously. */
-export const sqliteAdapter: WarehouseAdapter = {
+/**
+ * SQLite: one file, one writer, few types; better-sqlite3 runs statements synchronously, on this
+ * connection (`synchronous`).
+ */
+export function sqliteAdapter(database: SQLite.Database): WarehouseAdapter {
+  return { ...SQLITE, synchronous: sqliteSyncDriver(database) };
+}
+
+const SQLITE: Omit<WarehouseAdapter, "synchronous"> = {
   dialect: "sqlite",
   schema: undefined,
   sqlType: (t) => SQL_TYPES[t],
@@ -34,7 +43,6 @@ export const sqliteAdapter: WarehouseAdapter = {
   exactColumnTypes: false,
   booleansAsIntegers: true,
   selectForUpdate: false,
-  synchronous: true,
   loginRoles: false,
 
   async listTables(db) {
