@@ -81,10 +81,10 @@ async function deliverOne(
     return;
   }
   const r = await postJson(t.url, eventBody(e), {
-        headers: { "x-skillsync-event-id": e.id, "x-skillsync-event-kind": e.kind },
-        timeoutMs: o.timeoutMs ?? 10_000,
-        signal: o.signal,
-      });
+    headers: { "x-skillsync-event-id": e.id, "x-skillsync-event-kind": e.kind },
+    timeoutMs: o.timeoutMs ?? 10_000,
+    signal: o.signal,
+  });
   if (r.ok) {
     tally.delivered++;
     await markDelivered(w, e.seq, now());

@@ -39,7 +39,10 @@ export interface DeliveryLoop {
 export function startDelivery(
   w: Warehouse,
   targets: readonly NotifyTarget[],
-  o: { everyMs?: number; drainMs?: number; log?: Log | undefined } & Omit<DeliveryOptions, "signal" | "halt"> = {},
+  o: { everyMs?: number; drainMs?: number; log?: Log | undefined } & Omit<
+    DeliveryOptions,
+    "signal" | "halt"
+  > = {},
 ): DeliveryLoop {
   if (!targets.length) return { stop: async () => {} };
   const log = o.log ?? silentLog;
@@ -67,7 +70,10 @@ export function startDelivery(
       halt.abort();
       clearTimeout(timer);
       let drained: NodeJS.Timeout | undefined;
-      await Promise.race([pass, new Promise<void>((resolve) => (drained = setTimeout(resolve, o.drainMs ?? DRAIN_MS)))]);
+      await Promise.race([
+        pass,
+        new Promise<void>((resolve) => (drained = setTimeout(resolve, o.drainMs ?? DRAIN_MS))),
+      ]);
       clearTimeout(drained);
       cut.abort();
       await pass;

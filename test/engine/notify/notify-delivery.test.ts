@@ -112,7 +112,9 @@ for (const kind of WAREHOUSE_KINDS) {
       await loop.stop();
       const rows = await outboxRows(w);
       expect(rows.map((r) => r["delivered_at"] !== null)).toEqual([true, false, false]);
-      expect(rows.slice(1).every((r) => new Date(String(r["next_attempt_at"])).getTime() <= Date.now())).toBe(true);
+      expect(rows.slice(1).every((r) => new Date(String(r["next_attempt_at"])).getTime() <= Date.now())).toBe(
+        true,
+      );
       hook.state.mode = "ok";
       await deliverDue(w, [hook.target()]);
       expect(hook.received).toHaveLength(3);
