@@ -1,14 +1,4 @@
 import { ExitCode } from "../core/errors.js";
-import type { LogFields } from "../core/log.js";
-import { cliLog } from "./log.js";
-
-/**
- * A log line of a long-running process (scheduler, worker), in the invocation's `--log-format`:
- * on stderr, stamped, secrets redacted. Prefer passing an event name.
- */
-export function logLine(line: string, fields: LogFields = { event: "log" }): void {
-  cliLog()(line, fields);
-}
 
 // Resolves on the first SIGINT/SIGTERM; a second one quits at once.
 export function firstSignal(): { signal: Promise<string>; dispose: () => void } {

@@ -58,7 +58,7 @@ function logError(err: unknown, verbose: boolean): void {
   });
 }
 
-export function exitCodeOf(err: unknown): number {
+function exitCodeOf(err: unknown): number {
   if (err && typeof err === "object" && "exitCode" in err && typeof err.exitCode === "number")
     return err.exitCode;
   return ExitCode.failure;

@@ -150,7 +150,7 @@ export function didYouMean(given: string, known: readonly string[]): string {
 }
 
 /** The known name nearest to a mistyped one, when it is near enough to be what was meant. */
-export function nearestName(given: string, known: readonly string[]): string | undefined {
+function nearestName(given: string, known: readonly string[]): string | undefined {
   if (known.length === 0) return undefined;
   const best = closest(given, [...known]);
   const d = distance(given, best);

@@ -8,7 +8,7 @@ export type LogLevel = "debug" | "info" | "warn" | "error";
  * to, and any other members a log collector may filter on. Values must hold no secret; the
  * loggers redact anyway.
  */
-export interface LogFields {
+interface LogFields {
   event: string;
   level?: LogLevel | undefined;
   runId?: string | null | undefined;

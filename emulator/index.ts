@@ -3,14 +3,6 @@
 export { canonicalJson } from "../core/hash.js";
 export { answerAt, legalStatusAt } from "./answers.js";
 export { DEFAULT_EMULATOR_DATE } from "./clock.js";
-export type { CallStatus, LedgerCall, LedgerSnapshot } from "./ledger.js";
-export {
-  DEFAULT_EMULATOR_HOST,
-  DEFAULT_EMULATOR_PORT,
-  DEMO_KEY,
-  type EmulatorKey,
-  type EmulatorOptions,
-  type FaultPatch,
-  type FaultSettings,
-} from "./options.js";
+export type { LedgerCall, LedgerSnapshot } from "./ledger.js";
+export { DEMO_KEY, type EmulatorOptions, type FaultSettings } from "./options.js";
 export { type Emulator, startEmulator } from "./server.js";

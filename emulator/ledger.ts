@@ -107,6 +107,6 @@ export class Ledger {
   }
 }
 
-export function isCharged(status: CallStatus): boolean {
+function isCharged(status: CallStatus): boolean {
   return status === "ok" || status === "drift" || status === "malformed" || status === "timeout";
 }

@@ -12,7 +12,7 @@ const FAMILIES = ["advertising", "marketplace", "patent-search", "patent-identif
 const rate = z.number().min(0).max(1);
 const count = z.number().int().min(0);
 
-export const faultSchema = z.strictObject({
+const faultSchema = z.strictObject({
   /** Added to every skill answer, in milliseconds. */
   latencyMs: count,
   /** A uniform random 0..jitterMs added on top of latencyMs. */
@@ -43,9 +43,9 @@ export const faultSchema = z.strictObject({
 export type FaultSettings = z.infer<typeof faultSchema>;
 /** What `setFaults` and `POST /__emulator/faults` take: any subset of the knobs, and optionally a new seed. */
 export type FaultPatch = Partial<FaultSettings> & { seed?: number };
-export const faultPatchSchema = faultSchema.partial().extend({ seed: count.optional() });
+const faultPatchSchema = faultSchema.partial().extend({ seed: count.optional() });
 
-export const NO_FAULTS: FaultSettings = {
+const NO_FAULTS: FaultSettings = {
   latencyMs: 0,
   jitterMs: 0,
   rateLimit: null,

@@ -33,7 +33,7 @@ export class LazyText {
 const pad = (n: number, width = 2) => String(n).padStart(width, "0");
 
 /** Server local time as `yyyy-MM-dd HH:mm:ss`. */
-export function formatTime(d: Date): string {
+function formatTime(d: Date): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 

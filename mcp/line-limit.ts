@@ -4,14 +4,14 @@ import { Transform, type TransformCallback } from "node:stream";
  * The longest request line the MCP server reads: 1 MiB. The longest a tool takes is far less (the
  * `query` tool's sql is at most 100,000 characters; the HTTP server takes 64 KB bodies).
  */
-export const MAX_REQUEST_LINE_BYTES = 1_048_576;
+const MAX_REQUEST_LINE_BYTES = 1_048_576;
 
 /** How much of a refused line's start and end is kept to find its id. */
 const HEAD_BYTES = 64 * 1024;
 const TAIL_BYTES = 4 * 1024;
 
 /** JSON-RPC's "Invalid Request". */
-export const INVALID_REQUEST = -32600;
+const INVALID_REQUEST = -32600;
 
 /**
  * stdin in front of the SDK's stdio transport: each line goes through whole, as one chunk (the

@@ -18,12 +18,12 @@ export function toJson(value: unknown): string {
 }
 
 /** A tool's answer: one JSON text block. */
-export function jsonResult(value: unknown): CallToolResult {
+function jsonResult(value: unknown): CallToolResult {
   return { content: [{ type: "text", text: toJson(value) }] };
 }
 
 /** A refused or failed call: its stable code and a message that says what to do, never a stack. */
-export function errorResult(err: unknown): CallToolResult {
+function errorResult(err: unknown): CallToolResult {
   const code = err && typeof err === "object" && "code" in err ? String(err.code) : "INTERNAL";
   const message = err instanceof Error ? err.message : String(err);
   return { content: [{ type: "text", text: toJson({ error: { code, message } }) }], isError: true };

@@ -4,7 +4,7 @@ import type { ToolContext } from "./context.js";
 import { toJson } from "./reply.js";
 import { tableNamed } from "./tools/tables.js";
 
-export const TABLE_URI_PREFIX = "skillsync://tables/";
+const TABLE_URI_PREFIX = "skillsync://tables/";
 
 /** Each table's schema as a resource: columns with types, key and row count (no rows). */
 export function registerTableResources(server: McpServer, ctx: ToolContext): void {

@@ -8,7 +8,7 @@ import { registerRunTool } from "./tools/run.js";
 import { registerStatusTools } from "./tools/status.js";
 import { registerTableTools } from "./tools/tables.js";
 
-export const SERVER_INFO = { name: "skillsync", version: "0.1.0" };
+const SERVER_INFO = { name: "skillsync", version: "0.1.0" };
 
 const INSTRUCTIONS = [
   "skillsync loads a credit-billed API into a SQL warehouse.",

@@ -3,7 +3,7 @@ import type { WarehouseAdapter } from "../connectors/warehouse/adapter.js";
 import type { AnyDB } from "../connectors/warehouse/open.js";
 
 /** Job states in which a report may still be worked on; at most one such job per request. */
-export const ACTIVE_REPORT_STATES = ["creating", "pending", "downloading", "timeout"] as const;
+const ACTIVE_REPORT_STATES = ["creating", "pending", "downloading", "timeout"] as const;
 
 /**
  * Asynchronous report jobs: one row per created report, written before the create call is sent

@@ -31,13 +31,13 @@ export interface SchedulerOptions {
   notify?: readonly NotifyTarget[] | undefined;
 }
 
-export interface TickRecord {
+interface TickRecord {
   pipeline: string;
   tickAt: Date;
   outcome: TickOutcome;
 }
 
-export interface StopSummary {
+interface StopSummary {
   /** Runs that were going when the stop began. */
   inFlight: number;
   /** Runs that had not ended after the grace period and were marked interrupted by the scheduler. */

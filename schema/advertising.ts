@@ -5,7 +5,7 @@ import { dataObject, isoDate, opt, record } from "./common.js";
 const connectionId = z.number().int().min(1, { message: "connectionId must be an integer >= 1" });
 const nonEmpty = (name: string) => z.string().min(1, { message: `${name} must not be empty` });
 
-export const reportPartSchema = record({ documentToken: z.string() });
+const reportPartSchema = record({ documentToken: z.string() });
 
 export const reportDataSchema = dataObject({
   reportId: z.string(),
@@ -43,6 +43,3 @@ export const audienceRequest = z.strictObject({
   ...reportCreateShape,
   detailLevel: z.enum(["ACCOUNT", "CAMPAIGN", "AD_GROUP"]).default("ACCOUNT"),
 });
-
-export type ReportData = z.infer<typeof reportDataSchema>;
-export type ReportDownloadData = z.infer<typeof reportDownloadDataSchema>;

@@ -31,7 +31,7 @@ export const API_PREFIX = "/api/skill-api/v1";
 export const CATALOG_SIZE = 172;
 
 export type Family = "advertising" | "marketplace" | "patent-search" | "patent-identifier" | "ip-risk";
-export type ReportRole = "create" | "status" | "download";
+type ReportRole = "create" | "status" | "download";
 
 /** How a call is priced when no price file says otherwise: per call, or per identifier in the batch. */
 export type PriceUnit = { perCall: number } | { perItem: number };

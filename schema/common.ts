@@ -7,7 +7,7 @@ export const opt = <T extends z.ZodType>(schema: T) => schema.nullable().optiona
  * Members that recur in many `data` objects (contract 2.2). `data` objects allow
  * additional members, so every data schema is a loose object built on these.
  */
-export const commonDataShape = {
+const commonDataShape = {
   type: opt(z.string()),
   title: opt(z.string()),
   sourceType: opt(z.string()),

@@ -20,7 +20,7 @@ export const marketplaceSearchRequest = z.looseObject({
 // there and the parsed value in extractedPrice; both forms are accepted so a real page never fails.
 const priceLike = opt(z.union([z.number(), z.string()]));
 
-export const marketplaceProductSchema = record({
+const marketplaceProductSchema = record({
   asin: opt(z.string()),
   price: priceLike,
   extractedPrice: opt(z.number()),
@@ -43,5 +43,3 @@ export const marketplaceSearchDataSchema = dataObject({
   keyword: opt(z.string()),
   products: opt(z.array(marketplaceProductSchema)),
 });
-
-export type MarketplaceSearchData = z.infer<typeof marketplaceSearchDataSchema>;

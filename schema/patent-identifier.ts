@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { dataObject, opt, record } from "./common.js";
 
-export const MAX_IDENTIFIERS = 100;
-export const MAX_IDENTIFIER_CHARS = 60_000;
+const MAX_IDENTIFIERS = 100;
+const MAX_IDENTIFIER_CHARS = 60_000;
 
 /** Splits a comma-separated identifier list the way the contract counts it. */
-export function splitIdentifiers(list: string): string[] {
+function splitIdentifiers(list: string): string[] {
   return list.split(",").map((v) => v.trim());
 }
 

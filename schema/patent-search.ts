@@ -35,6 +35,3 @@ export const patentSearchDataSchema = dataObject({
   pagination: opt(record({})),
   summary: opt(record({})),
 });
-
-export type PatentSearchRequest = z.input<typeof patentSearchRequest>;
-export type PatentSearchData = z.infer<typeof patentSearchDataSchema>;

@@ -5,7 +5,7 @@ import { COLUMN_TYPES } from "./table.js";
 import { windowSchema } from "./window.js";
 
 /** Table and column names: plain snake_case identifiers, so no SQL is ever built from free text. */
-export const sqlIdentifier = z
+const sqlIdentifier = z
   .string()
   .regex(/^[a-z_][a-z0-9_]{0,62}$/, {
     message: "must be a snake_case identifier (a-z, 0-9, _; at most 63 characters)",
@@ -18,7 +18,7 @@ const paramName = z
   .string()
   .regex(/^[a-zA-Z][a-zA-Z0-9_]{0,62}$/, { message: "must be a simple name (letters, digits, _)" });
 
-export const PARAM_TYPES = ["string", "integer", "number", "boolean", "date"] as const;
+const PARAM_TYPES = ["string", "integer", "number", "boolean", "date"] as const;
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
 
 export const paramDefSchema = z.strictObject({
@@ -33,7 +33,7 @@ export const paramDefSchema = z.strictObject({
   max: z.number().optional(),
 });
 
-export const inputSourceSchema = z.union([
+const inputSourceSchema = z.union([
   z.strictObject({ param: paramName }),
   z.strictObject({ list: z.array(z.union([z.string(), z.number()])).min(1) }),
   z.strictObject({ file: z.string().min(1), column: z.string().optional() }),
@@ -41,7 +41,7 @@ export const inputSourceSchema = z.union([
   z.strictObject({ sheet: z.strictObject({ spreadsheet: z.string().min(1), range: z.string().min(1) }) }),
 ]);
 
-export const inputSchema = z.strictObject({
+const inputSchema = z.strictObject({
   /** The name the request template uses: `{{name}}`. */
   name: paramName,
   /** One source, or alternatives tried in order until one yields values. */
@@ -53,7 +53,7 @@ const intOrTemplate = z.union([
   z.string().regex(/^\{\{\s*[a-zA-Z][a-zA-Z0-9_]*\s*\}\}$/),
 ]);
 
-export const batchSchema = z.strictObject({
+const batchSchema = z.strictObject({
   /** The request member that carries the comma-joined identifiers. */
   member: z.string().min(1),
   size: z.number().int().min(1).max(100).default(100),
@@ -67,14 +67,14 @@ const PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
  * A dot path read from an answer. No segment may name a prototype member: `__proto__` or
  * `constructor` would read (and load) the prototype instead of the answer's own data.
  */
-export const memberPath = z
+const memberPath = z
   .string()
   .min(1)
   .refine((path) => !path.split(".").some((part) => PROTOTYPE_NAMES.has(part.replace(/^\$/, ""))), {
     message: `must not name a prototype member (${["__proto__", "constructor", "prototype"].join(", ")}…)`,
   });
 
-export const paginateSchema = z.strictObject({
+const paginateSchema = z.strictObject({
   member: z.string().min(1),
   style: z.enum(["page", "offset"]).default("page"),
   start: z.number().int().min(0).optional(),
@@ -97,7 +97,7 @@ export const TRANSFORMS = [
   "trim",
 ] as const;
 
-export const columnSpecSchema = z.union([
+const columnSpecSchema = z.union([
   z.enum(COLUMN_TYPES),
   z.strictObject({
     /** A dot path in the record (default: the column name in camelCase), or `$input`, `$index`, `$observedAt`, `$skill`, `$request.x`, `$param.x`, `$data.x` (a member of the answer's data beside the records). */
@@ -115,7 +115,7 @@ const childSourceSchema = z.strictObject({
   set: z.record(sqlIdentifier, scalar).optional(),
 });
 
-export const childSchema = z.strictObject({
+const childSchema = z.strictObject({
   /** Path inside the parent record to an array; or several paths that fill one table. */
   path: z.union([memberPath, z.array(childSourceSchema).min(1)]),
   table: sqlIdentifier,
@@ -171,7 +171,7 @@ const duration = z.union([
 ]);
 
 /** Asynchronous report operations: `skill` creates the report, `status` is polled, `download` fetches each CSV part. */
-export const reportSchema = z.strictObject({
+const reportSchema = z.strictObject({
   status: z.string().regex(SLUG_PATTERN, { message: "must be the status operation's slug" }),
   download: z.string().regex(SLUG_PATTERN, { message: "must be the download operation's slug" }),
   /** Backoff between status polls: `initial`, growing by `factor` up to `max`; give up after `timeout` (per run). */
@@ -240,7 +240,7 @@ export type ParamDef = z.infer<typeof paramDefSchema>;
 export type ReportSpec = z.infer<typeof reportSchema>;
 export type InputSource = z.infer<typeof inputSourceSchema>;
 
-export const DURATION_MS: Record<string, number> = {
+const DURATION_MS: Record<string, number> = {
   ms: 1,
   s: 1000,
   m: 60_000,

@@ -5,7 +5,7 @@ import { notifySchema } from "./notify.js";
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
 
 /** True when the runtime knows the IANA zone (`Europe/Berlin`, `UTC`). */
-export function isTimeZone(zone: string): boolean {
+function isTimeZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: zone });
     return true;

@@ -36,7 +36,7 @@ export class BodyTimedOut extends SkillsyncError {
 }
 
 /** How much of a refused body is read and dropped after the 413, so its client can read the answer. */
-export const DRAIN_LIMIT = 16 * 1024 * 1024;
+const DRAIN_LIMIT = 16 * 1024 * 1024;
 
 /** A refused body's connection closes once its client has sent nothing for this long. */
 const DRAIN_IDLE_MS = 1_000;

@@ -9,7 +9,7 @@ import type { OutputPush } from "../engine/publish/sheets-push.js";
 import { type RunPipelines, runPipelines, type SkillCaller } from "../engine/run/runner.js";
 import { newRunId, type RunCounters, type RunStatus, zeroCounters } from "../store/runs.js";
 
-export type JobStatus = "queued" | RunStatus;
+type JobStatus = "queued" | RunStatus;
 
 /** A run asked for through the server: queued, then run by the engine. */
 export interface Job {

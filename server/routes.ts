@@ -27,7 +27,7 @@ import { errorReply, type Reply, reply } from "./http.js";
 import { jobView } from "./job-view.js";
 import type { RunQueue } from "./queue.js";
 
-export const MAX_PAGE = 5000;
+const MAX_PAGE = 5000;
 export interface RouteContext {
   warehouse: Warehouse;
   pipelines: Map<string, LoadedPipeline>;
@@ -42,7 +42,7 @@ export interface RouteContext {
   prices: PriceTable;
 }
 
-export const runRequestSchema = z.strictObject({
+const runRequestSchema = z.strictObject({
   pipeline: z.string().min(1).max(100),
   params: paramsRequestSchema,
   maxCredits: z.number().positive().optional(),

@@ -4,13 +4,13 @@ import { MIN_SECRET_LENGTH } from "./signature.js";
  * Fewest different characters a server secret may have. A random 32-character hex secret has 16
  * at most and fewer than 10 about once in 12,000 draws; below 8 never showed in 2,000,000.
  */
-export const MIN_SECRET_SYMBOLS = 8;
+const MIN_SECRET_SYMBOLS = 8;
 /**
  * Least estimated entropy, bits: the characters' Shannon entropy times the length. The estimate
  * runs low on short samples (a random 32-character hex secret: ~112 of its 128 bits, under 96
  * once in 15,000 draws); 80 never refused one in 2,000,000, and still refuses the guessable ones.
  */
-export const MIN_SECRET_BITS = 80;
+const MIN_SECRET_BITS = 80;
 
 /**
  * What makes a server secret guessable, or undefined when it is fine: shorter than 32 characters,

@@ -28,7 +28,7 @@ export interface StoredBodyRow {
 }
 
 /** Pieces to read when the row's body is kept in `skillsync_response_chunks`, else 0. */
-export function chunkCount(row: StoredBodyRow): number {
+function chunkCount(row: StoredBodyRow): number {
   // A non-empty body wins: a whole answer stored over a chunked row by an upsert that does not
   // know about `chunks` leaves the count behind, never an empty body.
   if (bytesOf(row.body).length > 0) return 0;

@@ -74,12 +74,6 @@ export async function loadsOfRun(w: Warehouse, runId: string): Promise<LoadRow[]
   return rows.map(loadRow);
 }
 
-/** One load, or none. */
-export async function loadById(w: Warehouse, id: number): Promise<LoadRow | undefined> {
-  const row = await w.db.selectFrom("skillsync_loads").selectAll().where("id", "=", id).executeTakeFirst();
-  return row ? loadRow(row) : undefined;
-}
-
 function loadRow(r: Record<string, unknown>): LoadRow {
   const time = (v: unknown) => (v instanceof Date ? v.toISOString() : v == null ? null : String(v));
   return {

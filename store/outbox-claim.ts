@@ -16,7 +16,7 @@ export interface OutboxEvent {
 }
 
 /** Events older than this are no longer tried (the receiver has been gone for a day). */
-export const GIVE_UP_MS = 24 * 3600_000;
+const GIVE_UP_MS = 24 * 3600_000;
 
 const iso = (d: Date) => d.toISOString();
 

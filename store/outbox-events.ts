@@ -70,7 +70,7 @@ export async function runEvent(
  * refused by, which count as 100 % though the next call never fitted. Each crossing has one id per
  * budget period, limit and threshold, so every process may look and it is still written once.
  */
-export async function budgetEvents(
+async function budgetEvents(
   db: Kysely<AnyDB>,
   scopes: readonly string[],
   o: { runId?: string | undefined; stoppedAt?: readonly string[] | undefined },

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
-import type { AnyDB, Warehouse } from "../connectors/warehouse/open.js";
+import type { AnyDB } from "../connectors/warehouse/open.js";
 import { redact } from "../core/redact.js";
 import type { EventGroup } from "../schema/notify.js";
 
@@ -15,9 +15,7 @@ export type EventKind =
   | "schedule.skipped"
   | "worker.lost";
 
-export { EVENT_GROUPS, type EventGroup } from "../schema/notify.js";
-
-export const groupOf = (kind: EventKind): EventGroup =>
+const groupOf = (kind: EventKind): EventGroup =>
   (kind.startsWith("run.") ? kind.slice(4) : kind.split(".")[0]) as EventGroup;
 
 /** Where events go, as the outbox knows it: the URL's hash (a URL holds a token), and which events. */
@@ -74,14 +72,4 @@ export async function writeEvent(
     )
     .onConflict((oc) => oc.columns(["event_id", "target"]).doNothing())
     .execute();
-}
-
-/** `writeEvent` in a transaction of its own, or nothing at all without targets. */
-export async function recordEvent(
-  w: Warehouse,
-  targets: readonly OutboxTarget[] | undefined,
-  e: EventDraft,
-): Promise<void> {
-  if (!targets?.length) return;
-  await writeEvent(w.db, targets, e);
 }

@@ -7,15 +7,7 @@ import { redact } from "../core/redact.js";
  * pollable later), lost (the create may have been billed but its reportId is unknown), refused
  * (the create was refused without a charge; a later run may create again).
  */
-export type JobStatus =
-  | "creating"
-  | "pending"
-  | "downloading"
-  | "done"
-  | "failed"
-  | "timeout"
-  | "lost"
-  | "refused";
+type JobStatus = "creating" | "pending" | "downloading" | "done" | "failed" | "timeout" | "lost" | "refused";
 
 /** A completed part as the status operation listed it; only `documentToken` is relied on. */
 export interface ReportPart {

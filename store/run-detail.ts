@@ -4,7 +4,7 @@ import { type LoadRow, loadsOfRun } from "./loads.js";
 import { getRun } from "./runs.js";
 
 /** One pipeline of a run, across all the run's parts, from the call ledger. */
-export interface PipelineDetail {
+interface PipelineDetail {
   pipeline: string;
   /** Ledger rows: every call attempt, whatever its outcome. */
   calls: number;

@@ -62,7 +62,7 @@ export const zeroCounters = (): RunCounters => ({
 });
 
 /** How a run ended: an exception, a ceiling, an interruption, refused or failed calls, or success. */
-export function runOutcome(o: {
+function runOutcome(o: {
   fatal: unknown;
   ceiling: boolean;
   aborted: boolean;
@@ -226,7 +226,7 @@ export async function updateRun(w: { db: Kysely<AnyDB> }, id: string, c: RunCoun
     .execute();
 }
 
-export async function finishRun(
+async function finishRun(
   w: Warehouse,
   id: string,
   status: RunStatus,

@@ -30,7 +30,7 @@ export interface Owner {
 }
 
 /** A slot whose holder has not beaten its heart for this long is taken over (its process is gone). */
-export const SLOT_STALE_MS = 90_000;
+const SLOT_STALE_MS = 90_000;
 
 const iso = (d: Date) => d.toISOString();
 const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
@@ -271,14 +271,4 @@ export async function resumeSchedule(w: Warehouse, pipeline: string): Promise<bo
     .where("pipeline", "=", pipeline)
     .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
-}
-
-export async function recentTicks(w: Warehouse, pipeline: string, limit = 20) {
-  return w.db
-    .selectFrom("skillsync_schedule_ticks")
-    .selectAll()
-    .where("pipeline", "=", pipeline)
-    .orderBy("tick_at", "desc")
-    .limit(limit)
-    .execute();
 }

@@ -3,7 +3,7 @@ import type { Warehouse } from "../connectors/warehouse/open.js";
 import { ownerAlive } from "./runs.js";
 
 /** Workers beat every 5 s; one silent for this long is dead, whatever its pid says. */
-export const WORKER_STALE_MS = 30_000;
+const WORKER_STALE_MS = 30_000;
 
 /**
  * A worker's row: it has not stopped, its process lives (ownerAlive: its pid on this host, else a

@@ -5,7 +5,7 @@ import { redact } from "../../core/redact.js";
 import { readJsonBody } from "../json-input.js";
 import { printJson } from "../output.js";
 
-export interface CallCommandOptions {
+interface CallCommandOptions {
   body?: string | undefined;
   bodyFile?: string | undefined;
   baseUrl?: string | undefined;
@@ -18,7 +18,7 @@ export interface CallCommandOptions {
  * @example
  * await main(["call", "websearch-patent-search", "--body", '{"q":"drone"}']); // stdout: {"results":[…]}
  */
-export async function runCall(slug: string, opts: CallCommandOptions): Promise<void> {
+async function runCall(slug: string, opts: CallCommandOptions): Promise<void> {
   const body = await readJsonBody(opts);
   const client = new SkillClient({ baseUrl: opts.baseUrl, onRetry: reportRetry });
   try {

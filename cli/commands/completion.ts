@@ -22,7 +22,7 @@ export function registerCompletionCommand(program: Command): void {
     .action((shell: (typeof SHELLS)[number]) => printLine(completionScript(program, shell)));
 }
 
-export function completionScript(program: Command, shell: (typeof SHELLS)[number]): string {
+function completionScript(program: Command, shell: (typeof SHELLS)[number]): string {
   const bash = bashScript(program);
   // zsh completes through bash's functions once bashcompinit is loaded: one script to keep right.
   return shell === "zsh" ? `autoload -U +X bashcompinit && bashcompinit\n${bash}` : bash;

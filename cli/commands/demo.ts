@@ -25,7 +25,7 @@ const DEMO_CHANGES_DAYS = 7;
 /** `demo --changes`: at most this many changes and price drops printed. */
 const SHOWN = 15;
 
-export const DEMO_QUERIES = [
+const DEMO_QUERIES = [
   "select keyword, asin, organic_position, sponsored_position, price from marketplace_rank_history order by keyword, organic_position limit 10",
   "select publication_number, title, simple_legal_status, legal_date from patent_overview order by legal_date desc limit 10",
   "select a.name, count(*) as patents from patent_applicants a group by a.name order by patents desc limit 10",

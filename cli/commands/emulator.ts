@@ -12,7 +12,7 @@ import { collect, numberFlag } from "../context.js";
 import { firstSignal } from "../daemon.js";
 import { detachEmulator } from "../emulator-process/detach.js";
 import { forgetEmulator, recordEmulator } from "../emulator-process/record.js";
-import { stopEmulator } from "../emulator-process/stop.js";
+import { STOP_WAIT_SECONDS, stopEmulator } from "../emulator-process/stop.js";
 import { logNote } from "../log.js";
 import { printLine } from "../output.js";
 import { listenOrExplain } from "../port-in-use.js";
@@ -124,7 +124,7 @@ export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions 
  * Runs the emulator until SIGINT or SIGTERM, then stops it cleanly. While it listens, its pid is
  * recorded under its port, so that `emulator stop` finds it (and `--detach` knows it listens).
  */
-export async function runEmulatorCommand(flags: EmulatorFlags): Promise<void> {
+async function runEmulatorCommand(flags: EmulatorFlags): Promise<void> {
   // A running emulator answers as of today unless told otherwise; in-process ones default to a fixed date (tests).
   const options = { date: new Date().toISOString().slice(0, 10), ...emulatorOptionsFromFlags(flags) };
   if (isCustom(flags)) for (const key of flags.key ?? []) registerSecret(key);
@@ -226,12 +226,18 @@ export function registerEmulatorCommand(program: Command): void {
     .command("stop")
     .description("stop the emulator a `skillsync emulator` (--detach or not) runs on a port")
     .option("--port <n>", `its port (default ${DEFAULT_EMULATOR_PORT})`)
-    .action(async (flags: { port?: string }) => {
+    .option(
+      "--wait <seconds>",
+      "how long it may take to free the port after SIGTERM",
+      String(STOP_WAIT_SECONDS),
+    )
+    .action(async (flags: { port?: string; wait: string }) => {
       // The emulator's own --port takes the flag wherever it stands (commander): read both.
       const port = numberFlag("--port", flags.port ?? emulator.opts<EmulatorFlags>().port, {
         integer: true,
         min: 1,
       });
-      printLine(await stopEmulator(port ?? DEFAULT_EMULATOR_PORT));
+      const wait = numberFlag("--wait", flags.wait, { min: 0 }) ?? STOP_WAIT_SECONDS;
+      printLine(await stopEmulator(port ?? DEFAULT_EMULATOR_PORT, wait));
     });
 }

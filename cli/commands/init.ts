@@ -6,7 +6,7 @@ import { SLUG_PATTERN } from "../../schema/catalog.js";
 import { starterText } from "../init/starter.js";
 import { printLine } from "../output.js";
 
-export interface InitOptions {
+interface InitOptions {
   out?: string | undefined;
   force?: boolean | undefined;
 }
@@ -19,7 +19,7 @@ const usage = (message: string) => new SkillsyncError("USAGE", message, ExitCode
  *
  * @example await main(["init", "marketplace-search"]); // writes ./marketplace-search.yaml
  */
-export function runInit(skill: string | undefined, opts: InitOptions): void {
+function runInit(skill: string | undefined, opts: InitOptions): void {
   if (!skill) {
     throw usage(
       "init needs an operation slug: skillsync init SKILL, e.g. skillsync init marketplace-search (`skillsync tools` lists the documented operations)",

@@ -20,7 +20,7 @@ interface McpFlags extends RateFlags {
 }
 
 /** Serves MCP on stdio until the client leaves; a run in progress is interrupted (resumable) first. */
-export async function mcpCommand(flags: McpFlags): Promise<void> {
+async function mcpCommand(flags: McpFlags): Promise<void> {
   // Loaded here: every other command would otherwise pay for the MCP SDK at start.
   const { serveStdio } = await import("../../mcp/index.js");
   // Everything is checked before the warehouse is opened: a mistake is exit 2 with nothing started.

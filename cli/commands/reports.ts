@@ -25,7 +25,7 @@ interface RetryFlags {
 }
 
 /** One line per job: where it stands and what it cost, without the parts' tokens. */
-export function jobView(j: ReportJob): Record<string, unknown> {
+function jobView(j: ReportJob): Record<string, unknown> {
   return {
     job: j.id,
     pipeline: j.pipeline,

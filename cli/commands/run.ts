@@ -84,7 +84,7 @@ function withStrict(cmd: Command): Command {
  * Exit code of a finished run: 0 done, 5 records rejected, 3 ceiling (resumable), 4 key or access
  * refused, 2 an API that could not be reached at all (a setting), 1 failures.
  */
-export function runExitCode(s: RunSummary): number {
+function runExitCode(s: RunSummary): number {
   if (s.authFailure) return ExitCode.auth;
   if (s.apiUnreachable) return ExitCode.usage;
   if (s.status === "ceiling") return ExitCode.ceiling;

@@ -65,7 +65,7 @@ const withNotify =
     run({ ...o, notify });
 
 /** Runs the server until SIGINT/SIGTERM; running runs are interrupted (resumable) on the way out. */
-export async function serveCommand(flags: ServeFlags): Promise<void> {
+async function serveCommand(flags: ServeFlags): Promise<void> {
   // Loaded here: every other command would otherwise pay for the server's modules at start.
   const { checkSecret, startServer } = await import("../../server/index.js");
   // Configuration is checked before anything is opened: no secret, no server (exit 2).

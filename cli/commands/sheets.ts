@@ -19,7 +19,7 @@ interface PushFlags {
 }
 
 /** `skillsync sheets push`: a table (or a query's rows) into a tab. */
-export async function sheetsPushCommand(flags: PushFlags): Promise<void> {
+async function sheetsPushCommand(flags: PushFlags): Promise<void> {
   if (!flags.table === !flags.sql) throw new UsageError('give exactly one of --table NAME or --sql "…"');
   if (flags.mode !== "replace" && flags.mode !== "append") {
     throw new UsageError(`--mode must be replace or append, got "${flags.mode}"`);
@@ -46,7 +46,7 @@ export async function sheetsPushCommand(flags: PushFlags): Promise<void> {
 }
 
 /** `skillsync sheets read`: what a range holds as an input list (to check the set-up and sharing). */
-export async function sheetsReadCommand(flags: {
+async function sheetsReadCommand(flags: {
   spreadsheet: string;
   range: string;
   json?: boolean;

@@ -5,9 +5,7 @@ import { buildOpenApi } from "../../schema/documents/openapi.js";
 import { buildToolList } from "../../schema/documents/tools.js";
 import { printJson, printTable } from "../output.js";
 
-export const TOOLS_FORMATS = ["list", "tools", "openapi"] as const;
-export type ToolsFormat = (typeof TOOLS_FORMATS)[number];
-
+const TOOLS_FORMATS = ["list", "tools", "openapi"] as const;
 const priceLabel = (price: PriceUnit) =>
   "perCall" in price ? `${price.perCall} credit(s) per call` : `${price.perItem} credit(s) per identifier`;
 
@@ -18,7 +16,7 @@ const priceLabel = (price: PriceUnit) =>
  * @example
  * await main(["tools", "--format", "openapi"]); // stdout: {"openapi":"3.1.0",…}
  */
-export function runTools(format: string): void {
+function runTools(format: string): void {
   if (!(TOOLS_FORMATS as readonly string[]).includes(format)) {
     throw new SkillsyncError(
       "USAGE",

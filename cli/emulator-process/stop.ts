@@ -5,10 +5,10 @@ import { emulatorAnswers } from "../port-in-use.js";
 import { forgetEmulator, readEmulatorRecord, recordFolder } from "./record.js";
 
 /** How long the emulator may take to close its sockets after SIGTERM (it closes hanging ones too). */
-const STOP_DEADLINE_MS = 10_000;
+export const STOP_WAIT_SECONDS = 10;
 
 /** `emulator stop` found no emulator to stop: exit 1, as `pkill` finding no process. */
-export class NoEmulatorError extends SkillsyncError {
+class NoEmulatorError extends SkillsyncError {
   constructor(message: string) {
     super("EMULATOR_NOT_RUNNING", message, ExitCode.failure);
   }
@@ -20,7 +20,7 @@ export class NoEmulatorError extends SkillsyncError {
  * it did. The pid alone is not trusted: the port must still answer as an emulator, or the pid may
  * be another program's by now.
  */
-export async function stopEmulator(port: number): Promise<string> {
+export async function stopEmulator(port: number, waitSeconds = STOP_WAIT_SECONDS): Promise<string> {
   const record = readEmulatorRecord(port);
   if (!record)
     throw new NoEmulatorError(
@@ -34,12 +34,12 @@ export async function stopEmulator(port: number): Promise<string> {
     );
   }
   process.kill(pid, "SIGTERM");
-  const deadline = Date.now() + STOP_DEADLINE_MS;
+  const deadline = Date.now() + waitSeconds * 1000;
   while (!(await portFree(record.host, port))) {
     if (Date.now() > deadline)
       throw new SkillsyncError(
         "EMULATOR_STILL_RUNNING",
-        `sent SIGTERM to the emulator at ${url} (pid ${pid}), but port ${port} is still taken after ${STOP_DEADLINE_MS / 1000} s; end it with \`kill -9 ${pid}\``,
+        `sent SIGTERM to the emulator at ${url} (pid ${pid}), but port ${port} is still taken after ${waitSeconds} s (--wait); end it with \`kill -9 ${pid}\``,
       );
     await new Promise((r) => setTimeout(r, 50));
   }

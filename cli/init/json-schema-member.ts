@@ -21,7 +21,7 @@ const isSchema = (v: unknown): v is JsonSchema => typeof v === "object" && v !==
  * @example memberShape({ default: 0, anyOf: [{ type: "number", const: 0 }, { type: "number", const: 1 }] })
  * // { types: ["number"], enum: [0, 1], default: 0 }
  */
-export function memberShape(schema: JsonSchema): MemberShape {
+function memberShape(schema: JsonSchema): MemberShape {
   const branches = Array.isArray(schema["anyOf"]) ? schema["anyOf"].filter(isSchema) : [schema];
   const types = new Set<string>();
   const values: unknown[] = [];

@@ -4,7 +4,7 @@ import { isPatentIdentifierSlug } from "../../schema/patent-identifier.js";
 import type { ColumnType } from "../../schema/table.js";
 import { type MemberShape, objectMembers, recordSchema } from "./json-schema-member.js";
 
-export type ColumnEntry = ColumnType | { from: string; type?: ColumnType };
+type ColumnEntry = ColumnType | { from: string; type?: ColumnType };
 
 /** The `records` block of a starting pipeline. */
 export interface RecordsPart {

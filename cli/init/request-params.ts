@@ -5,7 +5,7 @@ import type { ParamDef } from "../../schema/pipeline.js";
 import { type MemberShape, objectMembers } from "./json-schema-member.js";
 
 /** A param as written in the file: only what differs from the format's defaults. */
-export type ParamEntry = Partial<ParamDef>;
+type ParamEntry = Partial<ParamDef>;
 
 /** The request side of a starting pipeline: params, the request template, fan-out, batches, pages. */
 export interface RequestPart {

@@ -8,18 +8,18 @@ import type { WarehouseTarget } from "../warehouse/url.js";
 const INSERT_CHUNK = 250;
 
 /** The queue a run's batches of calls wait in until a worker takes them. */
-export const CALLS_QUEUE = "skillsync-calls";
+const CALLS_QUEUE = "skillsync-calls";
 
-export type JobState = "created" | "retry" | "active" | "completed" | "cancelled" | "failed";
+type JobState = "created" | "retry" | "active" | "completed" | "cancelled" | "failed";
 
-export interface QueuedJob<T> {
+interface QueuedJob<T> {
   id: string;
   data: T;
   /** 0 on the first delivery; more when pg-boss re-delivers it (failed, or its lease expired). */
   retryCount: number;
 }
 
-export interface EnqueueOptions {
+interface EnqueueOptions {
   /** How long a worker may hold a job before pg-boss hands it to another (a dead worker's lease). */
   leaseSeconds: number;
 }

@@ -5,7 +5,7 @@
  *
  * @example columnLetters(1) // "A"; columnLetters(27) // "AA"; columnLetters(18278) // "ZZZ"
  */
-export function columnLetters(column: number): string {
+function columnLetters(column: number): string {
   if (!Number.isInteger(column) || column < 1)
     throw new RangeError(`column ${column} is not a 1-based number`);
   let n = column;
@@ -36,11 +36,4 @@ export function a1Range(
   lastColumn: number,
 ): string {
   return `${quoteTab(tab)}!${columnLetters(firstColumn)}${firstRow}:${columnLetters(lastColumn)}${lastRow}`;
-}
-
-/** Reads the first row number of an A1 range as the API returns it (`'Tab'!A101:F600` → 101). */
-export function firstRowOf(range: string): number | undefined {
-  const cells = range.slice(range.lastIndexOf("!") + 1);
-  const m = /^[A-Z]*(\d+)/i.exec(cells);
-  return m ? Number(m[1]) : undefined;
 }

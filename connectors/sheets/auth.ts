@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { ExitCode, SkillsyncError } from "../../core/errors.js";
 import { registerSecret } from "../../core/redact.js";
 
-export const SHEETS_SCOPE = "https://www.googleapis.com/auth/spreadsheets";
+const SHEETS_SCOPE = "https://www.googleapis.com/auth/spreadsheets";
 export const DEFAULT_SHEETS_ROOT_URL = "https://sheets.googleapis.com/";
 
 /** How the connector proves who it is; exactly one source is used. */

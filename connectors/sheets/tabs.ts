@@ -4,7 +4,7 @@ import type { SheetsApi, SheetTab } from "./api.js";
  * Google keeps tab titles unique regardless of case ("results" cannot be added beside "Results"),
  * so a title names the tab whose title equals it case-insensitively.
  */
-export function sameTitle(a: string, b: string): boolean {
+function sameTitle(a: string, b: string): boolean {
   return a.toLocaleLowerCase("en") === b.toLocaleLowerCase("en");
 }
 

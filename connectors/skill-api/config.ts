@@ -52,7 +52,7 @@ export interface SkillApiConfig {
   readonly connections: number | null;
 }
 
-export const CONFIG_DEFAULTS = {
+const CONFIG_DEFAULTS = {
   connectTimeoutMs: 10_000,
   headersTimeoutMs: 60_000,
   bodyTimeoutMs: 60_000,

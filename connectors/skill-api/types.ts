@@ -7,7 +7,7 @@ import type { Envelope } from "../../schema/envelope.js";
  * (`schema/catalog.ts`): `input`, what a caller may pass; `body`, what is sent (defaults applied);
  * `data`, the response's `data`.
  */
-export type SkillTypes = {
+type SkillTypes = {
   [S in keyof DocumentedOperations]: {
     input: z.input<DocumentedOperations[S]["request"]>;
     body: z.output<DocumentedOperations[S]["request"]>;

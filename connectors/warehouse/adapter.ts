@@ -23,7 +23,7 @@ export interface Catalog {
  * A statement prepared once per connection and text, run synchronously. Parameters: one object for
  * named ones (`@name`), one array for positional ones (`?`).
  */
-export interface SyncStatement {
+interface SyncStatement {
   /** Every row of a query. */
   all(params: unknown): unknown[];
   /** The first row of a query (or of a statement's `returning`). */

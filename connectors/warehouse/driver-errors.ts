@@ -101,11 +101,6 @@ export function isMissingDatabase(err: unknown): boolean {
   return driverErrorCode(err) === PG_INVALID_CATALOG_NAME;
 }
 
-/** Postgres: the URL's `?schema=` names a schema the database does not have. */
-export function isMissingSchema(err: unknown): boolean {
-  return driverErrorCode(err) === PG_INVALID_SCHEMA_NAME;
-}
-
 /** Postgres refused the login itself: an unknown role, a wrong password, or pg_hba.conf said no. */
 export function isLoginRefused(err: unknown): boolean {
   const code = driverErrorCode(err);

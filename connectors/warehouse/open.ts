@@ -8,7 +8,6 @@ import type { WarehouseTx } from "./bulk.js";
 
 export type { AnyDB } from "./adapter.js";
 export type { WarehouseTx } from "./bulk.js";
-export { pgTypes } from "./postgres/types.js";
 
 import { ConfigurationError } from "../../core/errors.js";
 import {
@@ -31,7 +30,7 @@ import { closeSqliteReaders } from "./sqlite/read-only.js";
 import { describeWarehouse, parseWarehouseUrl, type WarehouseTarget } from "./url.js";
 
 /** The driver under Kysely, for the bulk paths and the benchmark's raw reference. */
-export type RawDriver = { kind: "sqlite"; database: SQLite.Database } | { kind: "postgres"; pool: pg.Pool };
+type RawDriver = { kind: "sqlite"; database: SQLite.Database } | { kind: "postgres"; pool: pg.Pool };
 
 export interface Warehouse {
   readonly db: Kysely<AnyDB>;

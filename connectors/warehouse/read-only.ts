@@ -57,8 +57,8 @@ export interface ReadOnlyOptions {
   login?: (() => Promise<ReaderLogin>) | undefined;
 }
 
-export const DEFAULT_READ_TIMEOUT_MS = 30_000;
-export const DEFAULT_MAX_ROWS = 1_000_000;
+const DEFAULT_READ_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_ROWS = 1_000_000;
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -239,7 +239,7 @@ export function checkReadStatement(text: string, dialect: Dialect, source = "SQL
   return { text: text.replace(/[\s;]+$/, ""), firstWord };
 }
 
-export function readTimeoutMs(value = process.env["SKILLSYNC_SQL_TIMEOUT_MS"]): number {
+function readTimeoutMs(value = process.env["SKILLSYNC_SQL_TIMEOUT_MS"]): number {
   if (value === undefined || value.trim() === "") return DEFAULT_READ_TIMEOUT_MS;
   if (!/^[1-9][0-9]{0,8}$/.test(value.trim())) {
     refuse("SKILLSYNC_SQL_TIMEOUT_MS", "must be a whole number of milliseconds, at least 1");

@@ -5,7 +5,7 @@ export type WarehouseTarget =
   | { kind: "sqlite"; path: string }
   | { kind: "postgres"; connectionString: string; schema: string | undefined };
 
-export const DEFAULT_DB = "./skillsync.db";
+const DEFAULT_DB = "./skillsync.db";
 
 /**
  * Reads a database URL: a path or `sqlite:PATH` is a SQLite file, `postgres://…` a Postgres server.

@@ -3,7 +3,7 @@ import { hashSeed, mixSeed, Rng, smoothNoise } from "../random.js";
 import { isoDay, randomDay } from "./dates.js";
 import { PRODUCT_ADJECTIVES, PRODUCT_BRANDS, PRODUCT_TITLES } from "./vocabulary.js";
 
-export const MARKETPLACE_PAGE_SIZE = 20;
+const MARKETPLACE_PAGE_SIZE = 20;
 
 const COLUMNS = [
   "position",
@@ -47,11 +47,6 @@ interface Listing {
   availableDate: string;
   priceSeed: number;
   volatility: number;
-}
-
-/** Products a keyword has in all (25–120), so its pagination ends. */
-export function marketplaceTotal(keyword: string): number {
-  return 25 + (hashSeed("marketplace-search", keyword) % 96);
 }
 
 /**

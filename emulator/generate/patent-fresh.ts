@@ -13,7 +13,7 @@ import { TECH_TOPICS } from "./vocabulary.js";
  * names, and a new publication cites some earlier ones of its topic, so result sets cite each other.
  */
 
-export const NEW_PUBLICATIONS_FROM = DEFAULT_EMULATOR_DAY + 1;
+const NEW_PUBLICATIONS_FROM = DEFAULT_EMULATOR_DAY + 1;
 const FIRST_DATED_YEAR = 2025;
 /** How far back a new publication looks for earlier ones of its topic to cite, and how likely each is cited. */
 const CITATION_WINDOW = 90;
@@ -58,7 +58,7 @@ export function topicOfNew(pn: string): number {
 const dayCache = new Map<number, NewPublication[]>();
 
 /** What was published on one day (0 to 7 known numbers; none before NEW_PUBLICATIONS_FROM). */
-export function publishedOn(day: number): NewPublication[] {
+function publishedOn(day: number): NewPublication[] {
   if (day < NEW_PUBLICATIONS_FROM) return [];
   const hit = dayCache.get(day);
   if (hit) return hit;

@@ -12,7 +12,7 @@ import type { PatentProfile } from "./patent-profile.js";
  * event in any week, so a weekly refresh sees changes and non-changes.
  */
 
-export interface LegalEvent {
+interface LegalEvent {
   eventDate: string;
   eventCode: string;
   description: string;
@@ -38,7 +38,7 @@ interface Step {
 }
 
 /** The small events are in the emulated feed from this day; life-cycle milestones at any date. */
-export const LEGAL_FEED_FROM = dayOf("2025-01-01");
+const LEGAL_FEED_FROM = dayOf("2025-01-01");
 /** Days between two feed events of one patent: about 78 on average, so ~9 % of live patents get one a week. */
 const FEED_GAP = [15, 140] as const;
 const YEAR = 365;

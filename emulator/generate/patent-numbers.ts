@@ -9,7 +9,7 @@ import { hashSeed, type Rng } from "../random.js";
 
 const LOOKS_LIKE = /^[A-Z]{2}\d{4,13}[A-Z]\d?$/;
 
-export const PATENT_COUNTRIES = ["US", "EP", "CN", "JP", "WO", "KR", "DE"] as const;
+const PATENT_COUNTRIES = ["US", "EP", "CN", "JP", "WO", "KR", "DE"] as const;
 
 /** `US11234567B2`, `patent/US11234567B2/en` or ` us11234567b2 ` → `US11234567B2`. */
 export const normalizePublicationNumber = identifierKey;

@@ -4,7 +4,7 @@ import { datedPublicationDay, newReferences, topicOfNew } from "./patent-fresh.j
 import { isGrant, knownPublicationNumber, patentIdOf } from "./patent-numbers.js";
 import { ABSTRACT_FORMS, ORGANISATIONS, PERSON_NAMES, TECH_TOPICS, TITLE_FORMS } from "./vocabulary.js";
 
-export interface Party {
+interface Party {
   name: string;
   country: string;
 }

@@ -19,7 +19,7 @@ export interface CsvSpec {
 const ROWS_PER_CHUNK = 500;
 
 /** RFC 4180 quoting: a field with a comma, quote or line break is quoted, quotes doubled. */
-export function csvField(value: string | number | null): string {
+function csvField(value: string | number | null): string {
   if (value === null) return "";
   const s = String(value);
   return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;

@@ -45,7 +45,7 @@ function clean(values: unknown[]): string[] {
  * Reads values from a file next to the pipeline: one per line, or a CSV column. The path must
  * stay inside the pipeline's folder, so a shared pipeline cannot read arbitrary files.
  */
-export function readFileInput(pipelineFile: string, path: string, column?: string): string[] {
+function readFileInput(pipelineFile: string, path: string, column?: string): string[] {
   const base = dirname(pipelineFile);
   const full = resolve(base, path);
   const rel = relative(base, full);
@@ -123,7 +123,7 @@ const NOTHING_FRESH = Number.NEGATIVE_INFINITY;
  * A query with `:name` placeholders bound as parameters (never spliced into the text): the
  * pipeline's params, and `:fresh_since` (now minus the pipeline's freshness, as an ISO timestamp).
  */
-export function bindSql(query: string, values: Record<string, unknown>) {
+function bindSql(query: string, values: Record<string, unknown>) {
   const parts: string[] = [];
   const bound: unknown[] = [];
   let last = 0;

@@ -120,7 +120,7 @@ export function typedInput(value: string, def: ParamDef | undefined): ParamValue
 }
 
 /** Longest value of all: an identifier list (contract 8: 60000 characters). */
-export const MAX_PARAM = 60_000;
+const MAX_PARAM = 60_000;
 
 /**
  * What is wrong with one given value before it is converted: empty (a given value must say

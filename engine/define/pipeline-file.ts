@@ -38,7 +38,7 @@ export function listBuiltinPipelines(): string[] {
  *
  * @example resolvePipelineRef("patent-search") // ".../pipelines/patent-search.yaml"
  */
-export function resolvePipelineRef(ref: string): string {
+function resolvePipelineRef(ref: string): string {
   if (existsSync(ref)) return resolve(ref);
   const builtin = join(builtinPipelineDir(), extname(ref) ? basename(ref) : `${ref}.yaml`);
   if (/^[a-z0-9-]+(\.ya?ml)?$/.test(ref) && existsSync(builtin)) return builtin;

@@ -58,7 +58,7 @@ export interface WindowRange {
 const PARAM = /^\{\{\s*([a-zA-Z][a-zA-Z0-9_]*)\s*\}\}$/;
 
 /** The params the window block names (`{{start}}`…): the window's own, left out of its identity. */
-export function windowParamNames(p: PipelineFile): string[] {
+function windowParamNames(p: PipelineFile): string[] {
   if (!p.window) return [];
   return [p.window.start, p.window.end, p.window.step].flatMap((v) => {
     const m = PARAM.exec(v);
@@ -66,7 +66,7 @@ export function windowParamNames(p: PipelineFile): string[] {
   });
 }
 
-export function lookbackDays(spec: WindowSpec): number {
+function lookbackDays(spec: WindowSpec): number {
   return spec.lookback === 0 ? 0 : Number.parseInt(spec.lookback, 10);
 }
 

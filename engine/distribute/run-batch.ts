@@ -204,7 +204,7 @@ async function settledEarlier(w: Warehouse, jobId: string): Promise<Attempt<Batc
  * process alive and the same one that queued them (a run resumed after its coordinator died
  * queues its calls anew; the dead one's batches are left).
  */
-export async function runWantsWork(w: Warehouse, runId: string, invocation: string): Promise<boolean> {
+async function runWantsWork(w: Warehouse, runId: string, invocation: string): Promise<boolean> {
   const run = await getRun(w, runId);
   if (run?.["status"] !== "running" || run["stop_reason"] !== null) return false;
   if (run["invocation"] !== invocation) return false;

@@ -16,7 +16,7 @@ export type FlightEnd =
   | { kind: "timeout" };
 
 /** Longer than a call can take (the client's time-outs and 429 waits), so a live call is never overtaken. */
-export const FLIGHT_TIMEOUT_MS = 10 * 60_000;
+const FLIGHT_TIMEOUT_MS = 10 * 60_000;
 const FIRST_POLL_MS = 20;
 const MAX_POLL_MS = 500;
 

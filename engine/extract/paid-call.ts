@@ -159,7 +159,7 @@ export async function paidCall(
 }
 
 /** Connections failed in a row, before sending, that stop the run: the API is not there. */
-export const UNREACHABLE_AFTER = 3;
+const UNREACHABLE_AFTER = 3;
 
 /**
  * Counts connections that failed before anything was sent; the third in a row stops the run with

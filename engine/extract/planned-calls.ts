@@ -72,7 +72,7 @@ export function splitBatchValues(values: string[]): string[] {
 }
 
 /** What joins the values of a batch (contract 4.4: "separated by English commas"). */
-export const BATCH_SEPARATOR = ",";
+const BATCH_SEPARATOR = ",";
 
 /** `"data:image/png;base64,iVBO…" (1400 characters)`: enough to recognise a value, never a wall of base64. */
 function preview(value: string): string {

@@ -5,7 +5,7 @@ import { ensureView } from "./ensure-views.js";
 import { contentColumns } from "./history.js";
 
 /** The view of a history table's current versions: one row per key. */
-export const currentView = (table: string): string => `${table}_current`;
+const currentView = (table: string): string => `${table}_current`;
 /** The view of what changed in a history table, per key and column. */
 export const changesView = (table: string): string => `${table}_changes`;
 

@@ -19,7 +19,7 @@ import { isDate, isTimestamp } from "./text-types.js";
 /** Extra column name used when a pipeline says `extra: false`: staged members are not written. */
 export const INFER_STAGING = "__inferred_members";
 
-export interface TableSet {
+interface TableSet {
   table: TableDef;
   children: TableDef[];
 }
@@ -32,7 +32,7 @@ export interface ColumnInference {
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /** The column type a JSON value suggests; undefined for null (no information). */
-export function valueType(v: unknown): ColumnType | undefined {
+function valueType(v: unknown): ColumnType | undefined {
   if (v === null || v === undefined) return undefined;
   if (typeof v === "boolean") return "boolean";
   if (typeof v === "number") return Number.isSafeInteger(v) ? "integer" : "number";
@@ -45,7 +45,7 @@ export function valueType(v: unknown): ColumnType | undefined {
 }
 
 /** The narrowest type holding both: integer+number → number, date+timestamp → timestamp, any+json → json, else text. */
-export function widen(a: ColumnType | undefined, b: ColumnType): ColumnType {
+function widen(a: ColumnType | undefined, b: ColumnType): ColumnType {
   if (a === undefined || a === b) return b;
   const pair = new Set([a, b]);
   if (pair.has("integer") && pair.has("number")) return "number";
@@ -55,7 +55,7 @@ export function widen(a: ColumnType | undefined, b: ColumnType): ColumnType {
 }
 
 /** `searchVolume` → `search_volume`; undefined when no valid identifier comes of it. */
-export function inferredColumnName(member: string): string | undefined {
+function inferredColumnName(member: string): string | undefined {
   const snake = snakeCase(member);
   const name = /^[0-9]/.test(snake) ? `_${snake}` : snake;
   return IDENTIFIER.test(name) && !name.startsWith("skillsync_") ? name : undefined;

@@ -10,7 +10,7 @@ export interface NotifyTarget extends OutboxTarget {
   from: string;
 }
 
-export const NOTIFY_ENV = "SKILLSYNC_NOTIFY_URL";
+const NOTIFY_ENV = "SKILLSYNC_NOTIFY_URL";
 
 /**
  * A checked webhook URL: http or https only. The URL is registered as a secret (redacted wherever

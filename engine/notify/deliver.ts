@@ -34,7 +34,7 @@ export interface DeliveryOptions {
 const LEASE_MS = 60_000;
 const ROUNDS = 50;
 
-export function retryDelay(attempts: number, b: Backoff, random = Math.random): number {
+function retryDelay(attempts: number, b: Backoff, random = Math.random): number {
   const full = Math.min(b.capMs, b.baseMs * 2 ** Math.max(0, attempts - 1));
   return Math.round(full * (0.5 + random() / 2));
 }

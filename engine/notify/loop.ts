@@ -4,15 +4,15 @@ import type { NotifyTarget } from "./config.js";
 import { type Backoff, type DeliveryOptions, deliverDue } from "./deliver.js";
 
 /** How often a long-running process (serve, schedule, worker) looks for due events. */
-export const DELIVERY_EVERY_MS = 2000;
+const DELIVERY_EVERY_MS = 2000;
 /** What `run` waits for its notifications at most: a hanging receiver never holds a run longer. */
-export const RUN_DELIVERY_MS = 1000;
+const RUN_DELIVERY_MS = 1000;
 
 /**
  * `SKILLSYNC_NOTIFY_BACKOFF=base,cap` (milliseconds): a shorter backoff for tests that take a
  * receiver down and up again across processes. Unset: the defaults (1 s doubling to 30 s).
  */
-export function backoffFromEnv(env = process.env): Backoff | undefined {
+function backoffFromEnv(env = process.env): Backoff | undefined {
   const [base, cap] = (env["SKILLSYNC_NOTIFY_BACKOFF"] ?? "").split(",").map(Number);
   return base && cap && base > 0 && cap >= base ? { baseMs: base, capMs: cap } : undefined;
 }
@@ -22,7 +22,7 @@ export function backoffFromEnv(env = process.env): Backoff | undefined {
  * receiver's answer unknown, so the event is sent again by the next deliverer: letting it finish
  * keeps a stopping process (SIGTERM to `schedule`, `serve`, `worker`) from sending an event twice.
  */
-export const DRAIN_MS = 5000;
+const DRAIN_MS = 5000;
 
 export interface DeliveryLoop {
   /**

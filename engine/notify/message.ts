@@ -16,7 +16,7 @@ function runLine(p: P, what: string): string {
 }
 
 /** The one-line `text` of an event: what happened, and what to do where there is something to do. */
-export function eventText(e: Pick<OutboxEvent, "kind" | "payload">): string {
+function eventText(e: Pick<OutboxEvent, "kind" | "payload">): string {
   const p = e.payload;
   switch (e.kind) {
     case "run.failed":

@@ -11,7 +11,7 @@ import { readStatus } from "./poll-timing.js";
 const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
 
 /** How to get a new report for a job that cannot go on, and what that costs. */
-export function recreateHint(job: ReportJob, credits: number): string {
+function recreateHint(job: ReportJob, credits: number): string {
   return `\`skillsync reports retry ${job.id} --create\` creates a new report (costs ${fmt(credits)} credits)`;
 }
 

@@ -8,7 +8,7 @@ import { inferColumns, numericCell, typedCell } from "../normalize/infer-cells.j
 import { type CompiledMapping, compileMapping } from "../normalize/mapping.js";
 
 /** The toolkit's columns on every report row; the default key of a report table. */
-export const REPORT_KEY = ["report_id", "report_part", "report_row"];
+const REPORT_KEY = ["report_id", "report_part", "report_row"];
 
 const META: Record<string, ColumnSpec> = {
   report_id: { from: "__report_id", type: "text" },

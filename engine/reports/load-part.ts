@@ -14,7 +14,7 @@ import type { RecordContext } from "../normalize/row.js";
 import { planCsvTable } from "./csv-table.js";
 
 /** Rows written per INSERT statement batch; all batches of a part share one transaction. */
-export const LOAD_BATCH_ROWS = 1000;
+const LOAD_BATCH_ROWS = 1000;
 
 export interface PartToLoad {
   warehouse: Warehouse;

@@ -8,7 +8,7 @@ import { estimateCredits } from "../define/prices.js";
 import { type PaidCallSpec, type Sent, succeeded } from "../extract/paid-call.js";
 import type { JobContext } from "./context.js";
 
-export { type PaidOutcome, paidCall } from "../extract/paid-call.js";
+export { paidCall } from "../extract/paid-call.js";
 /** A report call ready to send: validated body, its identity and its price. */
 export type ReportCall = PaidCallSpec;
 

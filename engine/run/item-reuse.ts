@@ -12,7 +12,7 @@ import type { RunSession } from "./session.js";
 type Data = Record<string, unknown>;
 
 /** Each item's key (the hash of the request asking for it alone), formed from one prepared request. */
-export function itemHashes(factory: CallFactory, split: ItemSplit, items: string[]): string[] {
+function itemHashes(factory: CallFactory, split: ItemSplit, items: string[]): string[] {
   if (!items.length) return [];
   const probe = factory.forItems([items[0]!]);
   return itemKeys(probe.skill, split, probe.body, items).hashes;
@@ -45,7 +45,7 @@ export async function partitionFresh(
 }
 
 /** What reused items bring: answers to load for 0 credits, how many items, and what asking would have cost. */
-export interface Reused {
+interface Reused {
   kind: "cached" | "shared";
   answers: Answer[];
   items: number;
@@ -57,7 +57,7 @@ export interface Reused {
  * fetch together (their `observedAt` is that fetch's), at most a batch's worth each. `kind`:
  * `cached` for parts found in the store, `shared` for parts another run's call brought.
  */
-export function reusedAnswers(
+function reusedAnswers(
   factory: CallFactory,
   split: ItemSplit,
   parts: { item: string; stored: StoredResponse }[],
@@ -92,7 +92,7 @@ export function reusedAnswers(
 }
 
 /** The stored parts of these items (by item), read in groups of 500. */
-export async function storedParts(
+async function storedParts(
   w: Warehouse,
   items: string[],
   hashes: string[],
@@ -109,7 +109,7 @@ export async function storedParts(
 }
 
 /** How the taken items of a batch ended for this run. */
-export interface Settled {
+interface Settled {
   /** Answers loading the parts found in the store or brought by another run's call. */
   reused: Reused[];
   /** Items still to pay for: their other call ended without their part, or a stored part was gone. */
@@ -124,7 +124,7 @@ export interface Settled {
  * live run is fetching are awaited (one wait per call of that run), then read as that call stored
  * them. Whatever did not come stays to be paid for by this run, in a smaller batch.
  */
-export async function settleTaken(
+async function settleTaken(
   w: Warehouse,
   o: { factory: CallFactory; split: ItemSplit; size: number },
   call: PlannedCall,

@@ -18,8 +18,8 @@ import { type RunEnv, runPipeline } from "./run-pipeline.js";
 import { inRunSession, type RunReporter, type RunSession } from "./session.js";
 import { runWindowedPipeline } from "./windows.js";
 
-export type { CallFailure, SkillCaller } from "../extract/skill-caller.js";
-export { ensureBuiltinTables, preparePipelines } from "./prepare.js";
+export type { SkillCaller } from "../extract/skill-caller.js";
+export { ensureBuiltinTables } from "./prepare.js";
 export type { RunReporter } from "./session.js";
 
 export interface RunOptions {
@@ -62,7 +62,7 @@ export interface RunOptions {
 export type RunPipelines = (o: RunOptions) => Promise<RunSummary>;
 
 /** How one pipeline of a run gets its calls made: in this process, or by workers. */
-export type StageRunner = (s: RunSession, env: RunEnv, c: Compiled) => Promise<void>;
+type StageRunner = (s: RunSession, env: RunEnv, c: Compiled) => Promise<void>;
 
 export interface RunSummary {
   runId: string;

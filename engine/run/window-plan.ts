@@ -14,7 +14,7 @@ import { callsOverWindows, type WindowedFactory } from "../extract/windowed-call
 import type { Compiled } from "./prepare.js";
 
 /** What a run does with a window: ask it (`new`), ask it again for the lookback (`again`), or skip it (`done`). */
-export type WindowAsk = "new" | "again" | "done";
+type WindowAsk = "new" | "again" | "done";
 
 export interface ChosenWindow {
   window: DateWindow;

@@ -20,7 +20,7 @@ const EPSILON = 1e-9;
  * The ceiling a run gets: the agent's own, refused when it asks for more than the server's total
  * (`--max-credits`, shared by every run the server starts) has left.
  */
-export function runCeiling(asked: number, total: CeilingStatus): number {
+function runCeiling(asked: number, total: CeilingStatus): number {
   const refuse = (message: string): never => {
     throw new ValidationError("run", [{ path: ["maxCredits"], message }]);
   };

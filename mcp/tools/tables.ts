@@ -13,7 +13,7 @@ import { countRows, tableColumns, userTables } from "../../engine/publish/read-t
 import type { ToolContext } from "../context.js";
 import { answer } from "../reply.js";
 
-export const MAX_QUERY_ROWS = 1000;
+const MAX_QUERY_ROWS = 1000;
 const DEFAULT_QUERY_ROWS = 100;
 const FREE = "Free: reads the local warehouse, sends nothing to the API.";
 

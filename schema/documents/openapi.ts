@@ -25,7 +25,7 @@ export const ERROR_STATUSES = [
 ] as const;
 
 export const ERROR_RESPONSE_REF = "#/components/responses/Error";
-export const SECURITY_SCHEME = "bearerAuth";
+const SECURITY_SCHEME = "bearerAuth";
 
 const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 

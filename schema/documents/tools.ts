@@ -2,7 +2,7 @@ import { catalog, type Operation, operationPath, TOOL_LIST_VERSION } from "../ca
 import { dataJsonSchema, envelopeJsonSchema, type JsonSchema, requestJsonSchema } from "./json-schema.js";
 
 /** One tool of the tool list (contract 4.1): an operation as an AI agent sees it. */
-export interface ToolEntry {
+interface ToolEntry {
   name: string;
   title: string;
   description: string;

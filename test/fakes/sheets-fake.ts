@@ -30,7 +30,7 @@ import {
  * size cap and, when set, a per-window write quota (429 until the window refills); records every
  * request; answers injected 429s/503s (503s also after the change landed).
  */
-export interface FakeRequest {
+interface FakeRequest {
   method: string;
   /** Decoded path, e.g. `/v4/spreadsheets/s1/values/'Tab'!A1:B2`. */
   path: string;
@@ -41,7 +41,7 @@ export interface FakeRequest {
   spreadsheet: string | undefined;
 }
 
-export interface FaultOptions {
+interface FaultOptions {
   status?: 429 | 503;
   /** Only write requests get the fault (reads pass). */
   writesOnly?: boolean;
@@ -54,14 +54,14 @@ export interface FaultOptions {
 }
 
 /** Google's per-user write quota, with a window tests can shorten (Google's is a minute). */
-export interface WriteQuotaSpec {
+interface WriteQuotaSpec {
   writes: number;
   windowMs: number;
   /** Send Retry-After (whole seconds until the window refills) with each 429. */
   retryAfter?: boolean;
 }
 
-export interface FakeTabSpec {
+interface FakeTabSpec {
   title: string;
   hidden?: boolean | undefined;
   rowCount?: number | undefined;

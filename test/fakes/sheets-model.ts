@@ -39,7 +39,7 @@ export interface FakeSpreadsheet {
 }
 
 export const CELL_LIMIT = 10_000_000;
-export const CHAR_LIMIT = 50_000;
+const CHAR_LIMIT = 50_000;
 
 /** A parsed range: 1-based inclusive bounds on one tab. */
 export interface Rect {
@@ -62,7 +62,7 @@ function colNumber(letters: string): number {
   return n;
 }
 
-export function colLetters(n: number): string {
+function colLetters(n: number): string {
   let s = "";
   for (let x = n; x > 0; x = Math.floor((x - 1) / 26)) s = String.fromCharCode(65 + ((x - 1) % 26)) + s;
   return s;
@@ -117,7 +117,7 @@ export function parseRange(book: FakeSpreadsheet, range: string): Rect {
   return { tab, r1, c1, r2, c2 };
 }
 
-export function totalCells(book: FakeSpreadsheet): number {
+function totalCells(book: FakeSpreadsheet): number {
   return book.tabs.reduce((n, t) => n + t.rowCount * t.columnCount, 0);
 }
 
@@ -131,7 +131,7 @@ export function checkCellLimit(book: FakeSpreadsheet): void {
 }
 
 /** A value from a request as a stored cell; RAW keeps text as text, USER_ENTERED parses it like typing. */
-export function toCell(v: unknown, input: "RAW" | "USER_ENTERED"): Cell | undefined | null {
+function toCell(v: unknown, input: "RAW" | "USER_ENTERED"): Cell | undefined | null {
   if (v === null) return null;
   if (typeof v === "string") {
     if (v.length > CHAR_LIMIT) {
@@ -205,15 +205,6 @@ export function readValues(rect: Rect, how: Render): unknown[][] {
   }
   while (out.length && out[out.length - 1]!.length === 0) out.pop();
   return out;
-}
-
-/** The last row (1-based) with a value in the rect's columns, or 0. */
-export function lastUsedRow(rect: Rect): number {
-  for (let r = Math.min(rect.tab.rows.length, rect.r2) - 1; r >= rect.r1 - 1; r--) {
-    const row = rect.tab.rows[r];
-    if (row?.slice(rect.c1 - 1, rect.c2).some((c) => c !== undefined)) return r + 1;
-  }
-  return 0;
 }
 
 /** Resizing the grid drops what falls outside it, as the real API does. */

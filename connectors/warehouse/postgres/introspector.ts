@@ -32,7 +32,7 @@ interface ColumnRow {
  * that schema. It also grew with the number of schemas. The migrator only asks which of our
  * tables exist.
  */
-export class OwnSchemaIntrospector implements DatabaseIntrospector {
+class OwnSchemaIntrospector implements DatabaseIntrospector {
   readonly #db: Kysely<unknown>;
 
   constructor(db: Kysely<unknown>) {

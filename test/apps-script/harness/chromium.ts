@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { type BrowserContext, chromium } from "playwright-core";
 
 /** Debian's chromium package; the test never downloads a browser (.ci/run installs this one). */
-export const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM = "/usr/bin/chromium";
 
 const ARGS = [
   "--headless",

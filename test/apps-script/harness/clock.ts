@@ -20,7 +20,7 @@ export class SimClock {
 
 export type ExecutionKind = "simple" | "menu" | "rpc" | "trigger";
 
-export const KILLED_MESSAGE = "Exceeded maximum execution time";
+const KILLED_MESSAGE = "Exceeded maximum execution time";
 
 /** One execution of the script: its own start time and limit, and whether Apps Script killed it. */
 export class Execution {

@@ -47,7 +47,7 @@ const escapeHtml = (v: unknown) => String(v).replace(/[&<>"']/g, (ch) => `&#${ch
  * Compiles Apps Script's template syntax — `<? code ?>`, `<?= escaped ?>`, `<?!= raw ?>` — into code
  * run in the script's own context, so scriptlets call the script's functions (e.g. include()).
  */
-export function compileTemplate(source: string): string {
+function compileTemplate(source: string): string {
   let code = "var __out = [];\n";
   let last = 0;
   for (const m of source.matchAll(/<\?(!=|=)?([\s\S]*?)\?>/g)) {

@@ -22,7 +22,7 @@ const isDate = (v: unknown): v is Date => Object.prototype.toString.call(v) === 
  * text as text; otherwise numbers, currency, percentages, booleans and dates are parsed and "=" starts
  * a formula. (The add-on must protect text from this.)
  */
-export function enterValue(v: unknown): { value: CellValue; formula?: string } {
+function enterValue(v: unknown): { value: CellValue; formula?: string } {
   if (v === null || v === undefined) return { value: "" };
   if (typeof v === "number" || typeof v === "boolean" || isDate(v)) return { value: v };
   if (typeof v !== "string") throw new Error(`Exception: Cannot convert ${typeof v} to a cell value.`);

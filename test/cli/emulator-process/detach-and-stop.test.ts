@@ -165,7 +165,7 @@ describe("skillsync emulator --detach and emulator stop", { timeout: 120_000 }, 
     expect(readEmulatorRecord(port)).toBeUndefined();
   });
 
-  it("an emulator that ignores SIGTERM: `stop` says the port is still taken and how to end it, exit 1", async () => {
+  it("an emulator that ignores SIGTERM: `stop` says the port is still taken after --wait and how to end it, exit 1", async () => {
     const port = await closedPort();
     // Answers like an emulator's clock, and stays on SIGTERM.
     const stubborn = spawn(
@@ -186,9 +186,9 @@ describe("skillsync emulator --detach and emulator stop", { timeout: 120_000 }, 
     await until(async () => out.includes("listening"), 30_000, "the stand-in emulator");
     const pid = stubborn.pid ?? 0;
     recordEmulator({ pid, port, host: "127.0.0.1", url: `http://127.0.0.1:${port}` });
-    const r = await run(["emulator", "stop", "--port", String(port)]);
+    const r = await run(["emulator", "stop", "--port", String(port), "--wait", "1"]);
     expect(r.code).toBe(1);
-    expect(r.err).toContain(`port ${port} is still taken after 10 s; end it with \`kill -9 ${pid}\``);
+    expect(r.err).toContain(`port ${port} is still taken after 1 s (--wait); end it with \`kill -9 ${pid}\``);
     expect(stubborn.exitCode).toBeNull();
   });
 });

@@ -216,7 +216,11 @@ describe("rate limits (429)", () => {
 
   it("gives up after maxRateLimitRetries with the RateLimitError", async () => {
     server.script({ status: 429, headers: { "retry-after": "0" }, body: { traceId: "t429" } });
-    const err = await failure(client({ maxRateLimitRetries: 2 }).call("websearch-patent-search", search));
+    // A high declared limit: refusals before any success would otherwise slow the pace to one call
+    // every 5 s (rate-limits.test.ts tests that); here only the retries are counted.
+    const err = await failure(
+      client({ maxRateLimitRetries: 2, rate: 1000 }).call("websearch-patent-search", search),
+    );
     expect(err).toBeInstanceOf(RateLimitError);
     expect(err).toMatchObject({
       status: 429,
@@ -239,6 +243,7 @@ describe("rate limits (429)", () => {
     const c = client({
       retryBaseDelayMs: 100,
       maxRetryDelayMs: 300,
+      rate: 1000,
       random: () => 0.5,
       onRetry: (i) => delays.push(i.delayMs),
     });

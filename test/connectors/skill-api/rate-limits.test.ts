@@ -125,7 +125,7 @@ for (const kind of WAREHOUSE_KINDS) {
         clients.push(c);
       }
       const [a, b] = clients as [SkillClient, SkillClient];
-      expect(await calls(a, 40, 16)).toBe(0);
+      expect(await calls(a, 20, 16)).toBe(0);
       expect(a.rateLimit.refusals).toBeGreaterThan(0);
       // B never met a 429 itself, yet its first call already goes at the account's pace (alone,
       // it would go unpaced: null).

@@ -10,7 +10,7 @@ import { updateJob } from "../../../store/report-jobs.js";
 import { forgetWindows } from "../../../store/windows.js";
 
 export const CREATE_SIS = "marketplace-ads-sp-search-impression-share-report";
-export const CREATE_AUDIENCE = "marketplace-ads-sp-audience-report";
+const CREATE_AUDIENCE = "marketplace-ads-sp-audience-report";
 export const STATUS = "marketplace-ads-sp-insights-report-status";
 export const DOWNLOAD = "marketplace-ads-sp-insights-report-download";
 /** One report for the whole week (the pipelines ask one per day by default: `step: 1d`). */

@@ -22,7 +22,7 @@ export const NO_FAULTS = {
 };
 export const PATENTS = Array.from({ length: 14 }, (_, i) => `US${10_400_000 + i * 37}B2`);
 export const IMAGES = Array.from({ length: 8 }, (_, i) => `https://img.example/product-${i}.jpg`);
-export const RANGE = { start: ["2025-04-01"], end: ["2025-04-03"] };
+const RANGE = { start: ["2025-04-01"], end: ["2025-04-03"] };
 
 /** What each built-in pipeline is given. */
 export function paramsFor(name: string, i: number): Record<string, string[]> {

@@ -14,7 +14,7 @@ export interface HistoryTables {
   pipeline: string;
 }
 
-export const LEGAL_STATUS: HistoryTables = {
+const LEGAL_STATUS: HistoryTables = {
   parent: "patent_legal_status",
   child: "patent_legal_events",
   key: "publication_number",
@@ -22,7 +22,7 @@ export const LEGAL_STATUS: HistoryTables = {
 };
 
 /** Times as text, whatever the driver gives (Postgres: Date; SQLite: ISO text). */
-export const timeText = (v: unknown): string =>
+const timeText = (v: unknown): string =>
   v instanceof Date ? v.toISOString() : v === null || v === undefined ? "null" : String(v);
 
 const show = (list: Record<string, unknown>[], max = 5) =>

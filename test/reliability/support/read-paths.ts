@@ -20,7 +20,7 @@ import { API_KEY, SERVER_SECRET } from "./secrets.js";
  * error, an unknown name), stopped at the time limit, finished, or unexpected (anything else: a
  * crash, a setup failure, a refusal with the wrong exit code).
  */
-export type Refusal = "check" | "privilege" | "read-only" | "other";
+type Refusal = "check" | "privilege" | "read-only" | "other";
 export interface Outcome {
   result: "refused" | "timed out" | "finished" | "unexpected";
   by?: Refusal;
@@ -38,7 +38,7 @@ const READ_ONLY =
 const BROKEN =
   /read paths (log in|could not)|no reader login|Connection terminated|ECONNRESET|ECONNREFUSED|INTERNAL|Not connected/;
 
-export function refusal(message: string): Refusal {
+function refusal(message: string): Refusal {
   if (CHECK.test(message)) return "check";
   if (PRIVILEGE.test(message)) return "privilege";
   if (READ_ONLY.test(message)) return "read-only";
@@ -98,8 +98,7 @@ export function inputPipeline(dir: string, statement: string): string {
 }
 
 /** A client of the skill API that is never reached (runs stop at --max-credits 0, nothing is sent). */
-export const unreachableApi = (): SkillClient =>
-  new SkillClient({ baseUrl: "http://127.0.0.1:9", apiKey: API_KEY });
+const unreachableApi = (): SkillClient => new SkillClient({ baseUrl: "http://127.0.0.1:9", apiKey: API_KEY });
 
 /** `skillsync mcp`'s server over the warehouse, in this process, with the SDK's own client. */
 export interface McpInProcess {

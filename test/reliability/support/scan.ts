@@ -57,7 +57,7 @@ function scanValue(v: unknown, where: string, c: ScanCounts): void {
 }
 
 /** Every cell of every table of a SQLite file (blobs gunzipped when they are gzip). */
-export function scanSqlite(file: string, c: ScanCounts): void {
+function scanSqlite(file: string, c: ScanCounts): void {
   const db = new SQLite(file, { readonly: true, fileMustExist: true });
   try {
     const tables = db.prepare("select name from sqlite_master where type = 'table'").all() as {

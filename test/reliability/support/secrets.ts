@@ -7,7 +7,7 @@ export const SERVER_SECRET = "reliability-SERVERSECRET-0d4c8b2e6a9f1357bdf2";
 export const GOOGLE_ACCESS_TOKEN = "ya29.reliability-ACCESSTOKEN-7e1a3c5b9d2f";
 /** The body of the fake service-account private key: recognizable, and not a key any library can use. */
 export const GOOGLE_PRIVATE_KEY_MARK = "RELIABILITYPRIVATEKEYb64MIIEvQIBADANBgkqhkiG9w0BAQEFAASC";
-export const GOOGLE_PRIVATE_KEY = `-----BEGIN PRIVATE KEY-----\n${GOOGLE_PRIVATE_KEY_MARK}\n${"Qz8x".repeat(16)}\n-----END PRIVATE KEY-----\n`;
+const GOOGLE_PRIVATE_KEY = `-----BEGIN PRIVATE KEY-----\n${GOOGLE_PRIVATE_KEY_MARK}\n${"Qz8x".repeat(16)}\n-----END PRIVATE KEY-----\n`;
 
 /** Everything the scan looks for, by name. */
 export const SECRETS: Record<string, string> = {

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { Warehouse } from "../../../connectors/warehouse/open.js";
 
 /** The content of the tables a run loads, without what differs between runs (run ids, load times). */
-export const CONTENT: Record<string, string> = {
+const CONTENT: Record<string, string> = {
   marketplace_search_results: "keyword, page, item_index, asin, position, price",
   patent_search_results: "query, page, position, publication_number",
   patent_bibliography: "publication_number, title",

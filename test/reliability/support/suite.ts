@@ -14,7 +14,7 @@ function fromEnv(name: string, make: () => string): string {
   return value;
 }
 
-export const SUITE_DIR = fromEnv("SKILLSYNC_RELIABILITY_DIR", () =>
+const SUITE_DIR = fromEnv("SKILLSYNC_RELIABILITY_DIR", () =>
   mkdtempSync(join(tmpdir(), "skillsync-reliability-")),
 );
 /** Postgres schemas of this suite start with `rel_<tag>_`. */

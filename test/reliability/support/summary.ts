@@ -6,7 +6,7 @@ import type { ScanCounts } from "./scan.js";
 type Figures = Record<string, number | string[]>;
 
 /** Sums the figures every test file wrote (numbers add up, `*_max` keep the largest, lists join). */
-export function collectFigures(dir: string): Record<string, Figures> {
+function collectFigures(dir: string): Record<string, Figures> {
   const out: Record<string, Figures> = {};
   for (const f of readdirSync(join(dir, "figures")).sort()) {
     const { area, figures } = JSON.parse(readFileSync(join(dir, "figures", f), "utf8")) as {
