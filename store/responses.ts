@@ -72,6 +72,30 @@ export async function freshResponses(
   return storedResponses(db, await freshHashes(db, hashes, freshnessMs, runId));
 }
 
+/**
+ * The requests of the answers this run loaded for this pipeline (its ledger rows `succeeded`
+ * whose request has a stored answer): what a resumed run need not load again.
+ */
+export async function loadedRequests(
+  db: Kysely<AnyDB>,
+  runId: string,
+  pipeline: string,
+): Promise<Record<string, unknown>[]> {
+  const rows = await db
+    .selectFrom("skillsync_calls as c")
+    .innerJoin("skillsync_responses as r", "r.request_hash", "c.request_hash")
+    .select("r.request")
+    .where("c.run_id", "=", runId)
+    .where("c.pipeline", "=", pipeline)
+    .where("c.outcome", "=", "succeeded")
+    .execute();
+  return rows.map((r) =>
+    typeof r.request === "string"
+      ? (JSON.parse(r.request) as Record<string, unknown>)
+      : (r.request as Record<string, unknown>),
+  );
+}
+
 /** The stored answers of `hashes` (known to be fresh), read and parsed. */
 export async function storedResponses(
   db: Kysely<AnyDB>,

@@ -1,9 +1,9 @@
 import type { Warehouse } from "../../connectors/warehouse/open.js";
-import { freshStored, type StoredResponse, storedResponses } from "../../store/responses.js";
+import { freshStored, loadedRequests, type StoredResponse, storedResponses } from "../../store/responses.js";
 import type { InFlight } from "../../store/single-flight.js";
 import { awaitFlight } from "../extract/await-flight.js";
 import { type ItemSplit, itemKeys, joinParts } from "../extract/item-parts.js";
-import type { CallFactory, PlannedCall } from "../extract/planned-calls.js";
+import { type CallFactory, type PlannedCall, splitBatchValues } from "../extract/planned-calls.js";
 import type { ItemsTaken } from "../extract/reservations.js";
 import type { Answer } from "../load/load-response.js";
 import { failWithoutSending } from "./reserve-or-share.js";
@@ -41,6 +41,24 @@ export async function partitionFresh(
     const own = found.get(hashes[i]!);
     (own === undefined ? out.rest : own ? out.own : out.fresh).push(item);
   });
+  return out;
+}
+
+/**
+ * The items a resumed run loaded before it was interrupted: those of the requests whose answers
+ * its ledger marks loaded. Their parts are its own, but loading them again would count each key a
+ * second time in the load's counters (a history table's `unchanged`).
+ */
+export async function itemsLoaded(
+  w: Warehouse,
+  split: ItemSplit,
+  o: { runId: string; pipeline: string },
+): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const request of await loadedRequests(w.db, o.runId, o.pipeline)) {
+    const value = request[split.member];
+    if (typeof value === "string") for (const item of splitBatchValues([value])) out.add(item);
+  }
   return out;
 }
 

@@ -22,7 +22,14 @@ import { answerQueue } from "../load/answer-queue.js";
 import { type Answer, loadAnswers } from "../load/load-response.js";
 import { dropOtherRuns } from "../load/write-rows.js";
 import { runReportCalls } from "../reports/index.js";
-import { type ItemRun, loadFreshItems, partitionFresh, type TakenItems, takeItems } from "./item-reuse.js";
+import {
+  type ItemRun,
+  itemsLoaded,
+  loadFreshItems,
+  partitionFresh,
+  type TakenItems,
+  takeItems,
+} from "./item-reuse.js";
 import { loadOf } from "./loads.js";
 import { plannedCallsText } from "./plan.js";
 import type { Compiled } from "./prepare.js";
@@ -159,7 +166,10 @@ async function freshItemsFirst(
     freshnessMs: c.freshnessMs,
     runId: s.runId,
   });
-  return { toAsk: rest, fresh, own };
+  if (!own.length) return { toAsk: rest, fresh, own };
+  // Own parts the interrupted run had loaded are done: only the others are loaded now.
+  const loaded = await itemsLoaded(s.warehouse, split, { runId: s.runId, pipeline: c.pipeline.name });
+  return { toAsk: rest, fresh, own: own.filter((item) => !loaded.has(item)) };
 }
 
 /**

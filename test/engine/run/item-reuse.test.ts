@@ -187,11 +187,49 @@ describe.each(WAREHOUSE_KINDS)("per-item reuse on %s", (kind) => {
         expect(stopped.status).toBe("ceiling");
         const resumed = await run();
         expect(resumed).toMatchObject({ status: "succeeded", resumed: true });
-        // Items the first part paid for are its own: loaded again, neither paid nor counted as saved.
+        // Items the first part paid for are its own: neither paid again nor counted as saved.
         expect(resumed.counters.itemsReused).toBe(0);
         const paid = paidPerItem(emulator);
         expect(paid.size).toBe(250);
         expect([...paid.values()].every((n) => n === 1)).toBe(true);
+      } finally {
+        await w.close();
+      }
+    }, 60_000);
+
+    it("a history load stopped at its ceiling and resumed counts each key once: what it had loaded is not loaded again", async () => {
+      const { emulator, client } = await emulatorWithClient();
+      const w = await openWarehouse(freshWarehouseUrl(kind));
+      const all = ids(250, 3000);
+      const run = (maxCredits?: number) =>
+        runPipelines({
+          warehouse: w,
+          client,
+          pipelines: [loadPipeline("patent-legal-status")],
+          params: { patent: all },
+          maxCredits,
+          concurrency: 1,
+        });
+      try {
+        const stopped = await run(150);
+        expect(stopped.status).toBe("ceiling");
+        const [before] = await rows<{ n: unknown }>(w, "select count(*) as n from patent_legal_status");
+        expect(Number(before!.n)).toBeGreaterThan(0);
+        const resumed = await run();
+        expect(resumed).toMatchObject({ status: "succeeded", resumed: true });
+        expect([...paidPerItem(emulator).values()].every((n) => n === 1)).toBe(true);
+        const loads = await rows<{ versions_new: unknown; unchanged: unknown }>(
+          w,
+          `select versions_new, unchanged from skillsync_loads where run_id = '${resumed.runId}'`,
+        );
+        expect(loads).toHaveLength(1);
+        // Every key once (the emulator knows most of the 250): a first version each, none counted
+        // again as unchanged by the resume.
+        const [keys] = await rows<{ n: unknown }>(w, "select count(*) as n from patent_legal_status");
+        expect(Number(keys!.n)).toBeGreaterThan(Number(before!.n));
+        expect(loads.map((l) => [Number(l.versions_new), Number(l.unchanged)])).toEqual([
+          [Number(keys!.n), 0],
+        ]);
       } finally {
         await w.close();
       }
