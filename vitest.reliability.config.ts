@@ -5,7 +5,8 @@ import { defineConfig } from "vitest/config";
 // everything they produced for secrets and prints the figures.
 export default defineConfig({
   test: {
-    include: ["test/reliability/**/*.test.ts"],
+    // The main suite's kill trials (`*.kill.test.ts`) run here, one file at a time.
+    include: ["test/reliability/**/*.test.ts", "test/**/*.kill.test.ts"],
     globalSetup: ["test/reliability/global-setup.ts"],
     setupFiles: ["test/reliability/setup.ts"],
     testTimeout: 600_000,

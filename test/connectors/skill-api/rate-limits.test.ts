@@ -31,7 +31,7 @@ describe("rate limits: a 429 slows the account down instead of failing calls", (
   it("under a limit it is not told of: every call succeeds, the pace is learnt, few requests are refused", async () => {
     const { client } = await emulatorWithClient({ rateLimit: { perSecond: 10 } });
     // 16 in flight against 10/s with a burst of 10: without pacing, most requests would be refused.
-    expect(await calls(client, 60, 16)).toBe(0);
+    expect(await calls(client, 40, 16)).toBe(0);
     const { refusals, pace } = client.rateLimit;
     expect(pace).not.toBeNull();
     expect(pace!).toBeLessThan(16);
