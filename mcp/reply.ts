@@ -17,9 +17,13 @@ export function toJson(value: unknown): string {
   return redact(JSON.stringify(value, jsonSafe));
 }
 
-/** A tool's answer: one JSON text block. */
+/**
+ * A tool's answer: one JSON text block, and the same JSON as `structuredContent` (what the tool's
+ * `outputSchema` describes), so both carry exactly the same redacted, JSON-safe values.
+ */
 function jsonResult(value: unknown): CallToolResult {
-  return { content: [{ type: "text", text: toJson(value) }] };
+  const text = toJson(value);
+  return { content: [{ type: "text", text }], structuredContent: JSON.parse(text) };
 }
 
 /** A refused or failed call: its stable code and a message that says what to do, never a stack. */

@@ -1,4 +1,7 @@
 import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ValidationError } from "../core/errors.js";
+import type { TableDescription } from "../engine/publish/describe-table.js";
 import { userTables } from "../engine/publish/read-table.js";
 import type { ToolContext } from "./context.js";
 import { toJson } from "./reply.js";
@@ -6,7 +9,33 @@ import { tableNamed } from "./tools/tables.js";
 
 const TABLE_URI_PREFIX = "skillsync://tables/";
 
-/** Each table's schema as a resource: columns with types, key and row count (no rows). */
+/**
+ * The table a resource URI names, or a JSON-RPC invalid-params error (-32602) that names it and says
+ * where the tables are listed: the client asked for a resource that is not there, nothing failed.
+ */
+async function tableOfUri(ctx: ToolContext, raw: string): Promise<TableDescription> {
+  let name = raw;
+  try {
+    name = decodeURIComponent(raw);
+  } catch {
+    // A malformed escape: no table has that name either.
+  }
+  try {
+    return await tableNamed(ctx, name, false);
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `no table "${name.slice(0, 100)}" in the warehouse; resources/list lists the tables (${TABLE_URI_PREFIX}<name>), as does the list_tables tool`,
+      { uri: `${TABLE_URI_PREFIX}${raw.slice(0, 300)}` },
+    );
+  }
+}
+
+/**
+ * Each table's schema as a resource: columns with types, key and row count (no rows). Reading a
+ * table that is not there is invalid params (-32602).
+ */
 export function registerTableResources(server: McpServer, ctx: ToolContext): void {
   const template = new ResourceTemplate(`${TABLE_URI_PREFIX}{name}`, {
     list: async () => ({
@@ -26,8 +55,7 @@ export function registerTableResources(server: McpServer, ctx: ToolContext): voi
       mimeType: "application/json",
     },
     async (uri, variables) => {
-      const raw = String(variables["name"] ?? "");
-      const d = await tableNamed(ctx, decodeURIComponent(raw), false);
+      const d = await tableOfUri(ctx, String(variables["name"] ?? ""));
       const { example: _omitted, ...schema } = d;
       return { contents: [{ uri: uri.href, mimeType: "application/json", text: toJson(schema) }] };
     },

@@ -11,7 +11,7 @@ import { budgetStatus } from "../../store/budget-status.js";
 import type { ToolContext } from "../context.js";
 import { answer } from "../reply.js";
 import { pipelineInput, pipelineNamed } from "./pipelines.js";
-import { serverCredits } from "./status.js";
+import { budgetPeriodOutput, runStatusOutput, serverCredits, serverCreditsLeftOutput } from "./status.js";
 
 // Sums of prices like 0.1 must not refuse a run that fits exactly.
 const EPSILON = 1e-9;
@@ -56,6 +56,41 @@ function exitState(s: RunSummary, ceiling: number): string {
       return "failed: see warnings; run again with the same pipeline and params to retry what failed";
   }
 }
+
+/** What `runTool` answers; an absent member of a sheet push is left out of the JSON. */
+const runOutput = {
+  runId: z.string(),
+  resumed: z.boolean().describe("true when it resumed an earlier run of the same pipeline and params"),
+  status: runStatusOutput,
+  exitState: z.string().describe("what the status means and what to do next"),
+  credits: z.object({
+    spent: z.number(),
+    ceiling: z.number().describe("this run's maxCredits"),
+    serverLeft: serverCreditsLeftOutput,
+  }),
+  calls: z.object({
+    planned: z.number(),
+    done: z.number(),
+    fromStore: z.number(),
+    failed: z.number(),
+    rateLimited: z.number(),
+  }),
+  rows: z.object({ written: z.number(), rejected: z.number() }),
+  tables: z
+    .array(z.object({ name: z.string(), rows: z.number() }))
+    .describe("rows in each table after the run"),
+  sheetPushes: z.array(
+    z.object({
+      pipeline: z.string(),
+      tab: z.string().optional(),
+      rows: z.number().optional(),
+      range: z.string().optional(),
+      error: z.string().optional(),
+    }),
+  ),
+  warnings: z.array(z.object({ code: z.string(), message: z.string() })),
+  budgets: z.array(budgetPeriodOutput).describe("the warehouse's daily and monthly budgets after the run"),
+};
 
 type Notify = (progress: number, total: number, message: string) => void;
 
@@ -172,6 +207,7 @@ export function registerRunTool(server: McpServer, ctx: ToolContext): void {
             `the most credits this run may spend: at most what this server has left of its ${ctx.maxCredits} (budget shows it)`,
           ),
       },
+      outputSchema: runOutput,
       annotations: {
         readOnlyHint: false,
         destructiveHint: false,

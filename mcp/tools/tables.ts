@@ -10,12 +10,39 @@ import {
 import { describeTable, type TableDescription } from "../../engine/publish/describe-table.js";
 import { readOnlyQuery } from "../../engine/publish/query.js";
 import { countRows, tableColumns, userTables } from "../../engine/publish/read-table.js";
+import { COLUMN_TYPES } from "../../schema/table.js";
 import type { ToolContext } from "../context.js";
 import { answer } from "../reply.js";
 
 const MAX_QUERY_ROWS = 1000;
 const DEFAULT_QUERY_ROWS = 100;
 const FREE = "Free: reads the local warehouse, sends nothing to the API.";
+
+const listTablesOutput = {
+  tables: z.array(z.object({ name: z.string(), rows: z.number(), columns: z.array(z.string()) })),
+};
+
+/** `TableDescription` (engine/publish/describe-table.ts) with its example row. */
+const describeTableOutput = {
+  table: z.string(),
+  columns: z.array(z.object({ name: z.string(), type: z.enum(COLUMN_TYPES).nullable() })),
+  key: z.array(z.string()).describe("the columns of the table's unique key (empty for views)"),
+  rows: z.number(),
+  example: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe("the first row in key order, typed (null for an empty table)"),
+  exampleNote: z.string().optional().describe("which cells of the example were cut"),
+};
+
+const queryOutput = {
+  rows: z.array(z.record(z.string(), z.unknown())),
+  rowCount: z.number(),
+  truncated: z.boolean(),
+  truncatedBy: z.enum(["rows", "bytes"]).optional(),
+  cellsCut: z.number().optional(),
+  note: z.string().optional().describe("what was left out and how to get it"),
+};
 
 /** A user table's description, or a refusal naming where to find the tables. */
 export async function tableNamed(
@@ -87,6 +114,7 @@ export function registerTableTools(server: McpServer, ctx: ToolContext): void {
     {
       title: "List tables",
       description: `${FREE} The warehouse's tables and views with their row counts and column names.`,
+      outputSchema: listTablesOutput,
       annotations: readOnly,
     },
     () => answer(() => listTables(ctx)),
@@ -98,6 +126,7 @@ export function registerTableTools(server: McpServer, ctx: ToolContext): void {
       title: "Describe a table",
       description: `${FREE} One table's columns with types, its key, its row count and an example row (a cell longer than ${CELL_MAX_BYTES} bytes cut and marked).`,
       inputSchema: { table: z.string().min(1).max(200).describe("a name from list_tables") },
+      outputSchema: describeTableOutput,
       annotations: readOnly,
     },
     (args) => answer(() => tableNamed(ctx, args.table, true)),
@@ -112,6 +141,7 @@ export function registerTableTools(server: McpServer, ctx: ToolContext): void {
         sql: z.string().min(1).max(100_000).describe("one SELECT, WITH, VALUES or EXPLAIN statement"),
         maxRows: z.number().int().min(1).max(MAX_QUERY_ROWS).default(DEFAULT_QUERY_ROWS),
       },
+      outputSchema: queryOutput,
       annotations: readOnly,
     },
     (args) => answer(() => query(ctx, args.sql, args.maxRows)),
