@@ -22,6 +22,8 @@ const layers = [
     may: ["core", "schema", "connectors/sheets", "connectors/skill-api/retry\\.ts"],
   },
   { folder: "connectors/warehouse", may: ["core", "schema", "connectors/warehouse"] },
+  // Files of rows (`skillsync export`): Parquet through DuckDB, CSV, JSON Lines; nothing of ours but core.
+  { folder: "connectors/files", may: ["core", "connectors/files"] },
   // A webhook is one POST: nothing of ours but core.
   { folder: "connectors/webhook", may: ["core", "connectors/webhook"] },
   // The queue (pg-boss) lives in the warehouse's Postgres: it reads the warehouse's URL and errors, nothing else.

@@ -3,13 +3,13 @@
  * machine. Every figure is the median of several runs. Progress goes to stderr, the table (or
  * JSON with --json) to stdout.
  *
- *   npm run bench -- [--json] [--pg URL] [--only load,saturation,overhead,memory,scaling,rate]
+ *   npm run bench -- [--json] [--pg URL] [--only load,saturation,overhead,memory,scaling,rate,export]
  *                    [--runs 5] [--calls 20000] [--report-rows 1000000] [--patents 30000] [--latency 200]
  *                    [--concurrency 1,4,16,32] [--rounds 20] [--overhead-calls 2000]
  *                    [--market-pages 400] [--patent-batches 20] [--group 1,16]
  *                    [--workers 1,2,4] [--worker-concurrency 8] [--worker-rounds 50] [--cpu-bound-calls 2000]
  *                    [--rate-limit 20] [--rate-calls 600] [--rate-concurrency 8,32,64]
- *                    [--wide-concurrency 64] [--wide-latency 1000]
+ *                    [--wide-concurrency 64] [--wide-latency 1000] [--export-rows 1000000]
  *   npm run bench -- --print result.json     (the table of a saved --json result)
  *
  * Postgres figures need a server: --pg URL, or SKILLSYNC_TEST_POSTGRES_URL / DATABASE_URL.
@@ -19,6 +19,7 @@ import { cpus } from "node:os";
 import pg from "pg";
 import { keepHeapSmall } from "../cli/heap.js";
 import { marketplacePages, patentBatches } from "./datasets.js";
+import { type ExportFigure, exportFigure } from "./export.js";
 import { type LoadFigure, loadFigure } from "./load-throughput.js";
 import { compileForMemory, type MemoryFigure, memory } from "./memory.js";
 import { type OverheadFigure, overhead } from "./overhead.js";
@@ -52,7 +53,7 @@ const envPg = [process.env["SKILLSYNC_TEST_POSTGRES_URL"], process.env["DATABASE
   /^postgres(ql)?:\/\//.test(u ?? ""),
 );
 const pgUrl = opt("pg", envPg ?? "") || undefined;
-const only = new Set(opt("only", "load,saturation,overhead,memory,scaling,rate").split(","));
+const only = new Set(opt("only", "load,saturation,overhead,memory,scaling,rate,export").split(","));
 const runs = num("runs", 5);
 const settings = {
   runs,
@@ -80,6 +81,8 @@ const settings = {
   rateLimit: num("rate-limit", 20),
   rateCalls: num("rate-calls", 600),
   rateConcurrency: opt("rate-concurrency", "8,32,64").split(",").map(Number),
+  // Figure 7: the rows of the SQLite table exported to Parquet.
+  exportRows: num("export-rows", 1_000_000),
 };
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
@@ -111,6 +114,7 @@ const over: OverheadFigure[] = [];
 const mem: MemoryFigure[] = [];
 const scale: ScalingFigure[] = [];
 const rate: RateLimitedFigure[] = [];
+const exported: ExportFigure[] = [];
 
 if (only.has("load")) {
   log("1. load throughput: generating responses…");
@@ -208,6 +212,14 @@ if (only.has("rate")) {
   );
 }
 
+if (only.has("export")) {
+  log(
+    `7. export: ${grouped(settings.exportRows)} SQLite rows to Parquet (and a tenth), compiled as the CLI runs…`,
+  );
+  const script = (await compileForMemory()).replace(/memory-child\.js$/, "export-child.js");
+  exported.push(await exportFigure(script, settings.exportRows, log));
+}
+
 const result: BenchResult = {
   machine,
   settings,
@@ -217,5 +229,6 @@ const result: BenchResult = {
   memory: mem,
   scaling: scale,
   rateLimited: rate,
+  export: exported,
 };
 console.log(flag("json") ? JSON.stringify(result, null, 2) : table(result));

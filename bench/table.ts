@@ -1,4 +1,6 @@
 /** The human-readable table of a bench result (`npm run bench`, or `--print result.json`). */
+
+import type { ExportFigure } from "./export.js";
 import type { LoadFigure } from "./load-throughput.js";
 import type { MemoryFigure } from "./memory.js";
 import type { OverheadFigure } from "./overhead.js";
@@ -18,6 +20,8 @@ export interface BenchResult {
   scaling?: ScalingFigure[];
   /** Absent in results saved before rate control. */
   rateLimited?: RateLimitedFigure[];
+  /** Absent in results saved before `skillsync export`. */
+  export?: ExportFigure[];
 }
 
 export function table(r: BenchResult): string {
@@ -126,6 +130,26 @@ export function table(r: BenchResult): string {
         f.failedCalls,
         f.status,
       );
+    lines.push("");
+  }
+  if (r.export?.length) {
+    lines.push(
+      "7. Export of a SQLite table to Parquet (target ≤ 30 s and < 300 MB peak RSS; tenth: a tenth of the rows)",
+    );
+    row("", "seconds", "peak MB", "tenth s", "tenth MB", "rows/s", "file MB");
+    for (const f of r.export)
+      row(
+        `${grouped(f.rows)} rows, marketplace table`,
+        round(f.seconds, 1),
+        mb(f.peakRss),
+        round(f.reference.seconds, 1),
+        mb(f.reference.peakRss),
+        grouped(f.rows / f.seconds),
+        mb(f.full.fileBytes),
+      );
+    lines.push(
+      "   peak: the export process and its SQLite reader process together (DuckDB runs in the first)",
+    );
     lines.push("");
   }
   return lines.join("\n");

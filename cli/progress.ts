@@ -95,3 +95,45 @@ export function makeReporter(mode: "auto" | "silent"): RunReporter & { stop(): v
 }
 
 export { line as progressLine };
+
+/**
+ * `skillsync export`'s progress on stderr: a bar per table on a terminal (rows written of the
+ * total, when the total is known; the rows written so far otherwise), nothing when stderr is not a
+ * terminal or with --quiet.
+ */
+export function exportProgress(): {
+  /** Undefined when nothing is shown (so the export need not count the rows for it). */
+  update: ((p: { source: string; rows: number; total: number | undefined }) => void) | undefined;
+  stop(): void;
+} {
+  if (isQuiet() || !process.stderr.isTTY) return { update: undefined, stop() {} };
+  let bar: cliProgress.SingleBar | undefined;
+  let current = "";
+  const stop = () => {
+    bar?.stop();
+    bar = undefined;
+  };
+  return {
+    update(p) {
+      if (p.source !== current) {
+        stop();
+        current = p.source;
+        bar = new cliProgress.SingleBar(
+          {
+            stream: process.stderr,
+            format:
+              p.total === undefined
+                ? "{source} | rows {value}"
+                : "{bar} {source} | rows {value}/{total} | {eta_formatted}",
+            hideCursor: true,
+            clearOnComplete: false,
+          },
+          cliProgress.Presets.shades_classic,
+        );
+        bar.start(Math.max(1, p.total ?? 0), 0, { source: p.source });
+      }
+      bar?.update(p.rows, { source: p.source });
+    },
+    stop,
+  };
+}

@@ -14,6 +14,7 @@ import { loadTables } from "./011_loads.js";
 import { windowTables } from "./012_windows.js";
 import { outboxTable } from "./013_outbox.js";
 import { rateLimitTables } from "./014_rate_limits.js";
+import { exportTables } from "./015_exports.js";
 
 /**
  * The numbered migrations, in order. Names never change once released; new ones are appended.
@@ -35,5 +36,6 @@ export function allMigrations(adapter: WarehouseAdapter): Record<string, Migrati
     "012_windows": windowTables(adapter),
     "013_outbox": outboxTable(adapter),
     "014_rate_limits": rateLimitTables(adapter),
+    "015_exports": exportTables(adapter),
   };
 }

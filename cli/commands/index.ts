@@ -6,6 +6,7 @@ import { registerCompletionCommand } from "./completion.js";
 import { registerDemoCommand } from "./demo.js";
 import { registerDoctorCommand } from "./doctor.js";
 import { registerEmulatorCommand } from "./emulator.js";
+import { registerExportCommand } from "./export.js";
 import { registerInitCommand } from "./init.js";
 import { registerMcpCommand } from "./mcp.js";
 import { registerPipelinesCommand } from "./pipelines.js";
@@ -30,6 +31,7 @@ export function registerCommands(program: Command): void {
   registerChangesCommand(program);
   registerReportsCommand(program);
   registerWarehouseCommands(program);
+  registerExportCommand(program);
   registerBudgetCommand(program);
   registerPipelinesCommand(program);
   registerDemoCommand(program);

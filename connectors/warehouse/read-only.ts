@@ -1,11 +1,13 @@
 import { ValidationError } from "../../core/errors.js";
 import type { Warehouse } from "./open.js";
-import { postgresReadOnly } from "./postgres/read-only.js";
+import { postgresReadBatches, postgresReadOnly } from "./postgres/read-only.js";
 import type { ReaderLogin } from "./postgres/reader.js";
 import type { ReadMeasure } from "./read-cap.js";
-import { ReadTimeoutError } from "./read-timeout.js";
+import { ReadTimeoutError, type ResultColumn } from "./read-timeout.js";
+import { sqliteReadBatches } from "./sqlite/read-batches.js";
 import { sqliteReadOnly } from "./sqlite/read-only.js";
 
+export type { ResultColumn };
 export { ReadTimeoutError };
 
 /**
@@ -273,6 +275,54 @@ export async function readOnly(
   };
   if (w.raw.kind === "postgres") return postgresReadOnly(await w.reader!.pool(o.login), checked.text, opts);
   return sqliteReadOnly(
+    w.raw.database,
+    w.target.kind === "sqlite" ? w.target.path : ":memory:",
+    checked.text,
+    opts,
+  );
+}
+
+export interface BatchReadOptions {
+  params?: readonly unknown[];
+  /** Time limit for the whole read, ms; undefined: none (an export of millions of rows may take minutes). */
+  timeoutMs?: number | undefined;
+  /** Rows per batch (default 10 000). */
+  batchRows?: number;
+  source?: string;
+  /** Integers exactly (as `ReadOnlyOptions.exactIntegers`): SQLite gives every integer as a BigInt. */
+  exactIntegers?: boolean;
+  /** Told the result's columns (typed where the database says) before the first batch, rows or not. */
+  onColumns?: ((columns: ResultColumn[]) => Promise<void> | void) | undefined;
+  /**
+   * Takes one batch: each row is an array of its values in the order `onColumns` gave (no object
+   * per row: a million rows read faster). The next batch is handed over only once it resolves.
+   */
+  onBatch: (rows: unknown[][]) => Promise<void> | void;
+  login?: (() => Promise<ReaderLogin>) | undefined;
+}
+
+/**
+ * One read-only statement read a batch at a time, with no cap on rows (`skillsync export`): the
+ * same checks, connection and transaction as `readOnly`, but the rows are handed to `onBatch` as
+ * they come and never held whole. Returns how many rows were read.
+ *
+ * @example await readOnlyBatches(w, "select * from t", { onBatch: (rows) => out.write(rows) })
+ */
+export async function readOnlyBatches(w: Warehouse, text: string, o: BatchReadOptions): Promise<number> {
+  const source = o.source ?? "SQL query";
+  const checked = checkReadStatement(text, w.adapter.dialect, source);
+  const opts = {
+    params: o.params ?? [],
+    timeoutMs: o.timeoutMs,
+    batchRows: o.batchRows ?? 10_000,
+    source,
+    exactIntegers: o.exactIntegers === true,
+    onColumns: o.onColumns,
+    onBatch: o.onBatch,
+  };
+  if (w.raw.kind === "postgres")
+    return postgresReadBatches(await w.reader!.pool(o.login), checked.text, opts);
+  return sqliteReadBatches(
     w.raw.database,
     w.target.kind === "sqlite" ? w.target.path : ":memory:",
     checked.text,

@@ -30,3 +30,37 @@ export interface DialectReadOptions {
   /** Told, once the read is done, what a bounded read did (when maxBytes or maxCellBytes is set). */
   onMeasure: ((m: ReadMeasure) => void) | undefined;
 }
+
+/** What the dialect halves of a read in batches get (`readOnlyBatches`, after the statement was checked). */
+export interface BatchReadDialectOptions {
+  params: readonly unknown[];
+  /** Time limit for the whole read, ms; undefined: none. */
+  timeoutMs: number | undefined;
+  /** Rows per batch handed to `onBatch`. */
+  batchRows: number;
+  source: string;
+  exactIntegers: boolean;
+  /** Told the result's columns before the first batch (also when there are no rows). */
+  onColumns: ((columns: ResultColumn[]) => Promise<void> | void) | undefined;
+  /** Takes one batch, each row its values in the columns' order; the next is not handed over before it resolves. */
+  onBatch: (rows: unknown[][]) => Promise<void> | void;
+}
+
+/**
+ * A column of a read's result, typed where the database says: Postgres gives every column's type,
+ * SQLite only the declared type of a column read straight from a table (integer, real or text).
+ */
+export interface ResultColumn {
+  name: string;
+  type:
+    | "integer"
+    | "number"
+    | "decimal"
+    | "boolean"
+    | "date"
+    | "timestamp"
+    | "json"
+    | "text"
+    | "blob"
+    | undefined;
+}

@@ -1,5 +1,10 @@
 import type { Warehouse } from "../../connectors/warehouse/open.js";
-import { type ReadOnlyOptions, readOnly } from "../../connectors/warehouse/read-only.js";
+import {
+  type BatchReadOptions,
+  type ReadOnlyOptions,
+  readOnly,
+  readOnlyBatches,
+} from "../../connectors/warehouse/read-only.js";
 import { readerLogin } from "../../store/reader-login.js";
 
 /**
@@ -16,4 +21,17 @@ export function readWarehouse(
   o: Omit<ReadOnlyOptions, "login"> = {},
 ): Promise<Record<string, unknown>[]> {
   return readOnly(w, text, { ...o, login: () => readerLogin(w) });
+}
+
+/**
+ * The same read-only path, read a batch at a time and without a row cap (`skillsync export`).
+ *
+ * @example await readWarehouseBatches(w, "select * from t", { onBatch: (rows) => sink.write(rows) })
+ */
+export function readWarehouseBatches(
+  w: Warehouse,
+  text: string,
+  o: Omit<BatchReadOptions, "login">,
+): Promise<number> {
+  return readOnlyBatches(w, text, { ...o, login: () => readerLogin(w) });
 }

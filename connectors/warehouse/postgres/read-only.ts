@@ -1,7 +1,14 @@
 import type pg from "pg";
-import { ValidationError } from "../../../core/errors.js";
-import { type DialectReadOptions, ReadTimeoutError } from "../read-timeout.js";
+import Cursor from "pg-cursor";
+import { SkillsyncError, ValidationError } from "../../../core/errors.js";
+import {
+  type BatchReadDialectOptions,
+  type DialectReadOptions,
+  ReadTimeoutError,
+  type ResultColumn,
+} from "../read-timeout.js";
 import { readThroughCursor } from "./read-cursor.js";
+import { exactPgTypes } from "./types.js";
 
 /** How long after `statement_timeout` the client stops waiting and cancels from another connection. */
 const GRACE_MS = 1_000;
@@ -14,20 +21,117 @@ const GRACE_MS = 1_000;
  * survives). A connection whose statement failed or was cancelled is closed instead. If the server does
  * not stop the statement in time, the client cancels the backend from another connection.
  */
-export async function postgresReadOnly(
+export function postgresReadOnly(
   pool: pg.Pool,
   text: string,
   o: DialectReadOptions,
 ): Promise<Record<string, unknown>[]> {
+  // A cursor, so a read stops where its caller's bounds say (rows, bytes) instead of holding all.
+  return inReadTransaction(pool, o.timeoutMs, o.source, (client) => readThroughCursor(client, text, o));
+}
+
+/**
+ * One read-only statement read a batch at a time (`skillsync export`): the same transaction as
+ * `postgresReadOnly`, the cursor handing each batch to `onBatch` (awaited before the next is
+ * asked for), so no more than a batch or two are ever held. `timeoutMs` undefined: no time limit
+ * (statement_timeout and idle_in_transaction_session_timeout off for this transaction only).
+ */
+export function postgresReadBatches(
+  pool: pg.Pool,
+  text: string,
+  o: BatchReadDialectOptions,
+): Promise<number> {
+  return inReadTransaction(pool, o.timeoutMs, o.source, async (client) => {
+    const cursor = client.query(
+      new Cursor<unknown[]>(text, [...o.params], {
+        rowMode: "array",
+        ...(o.exactIntegers ? { types: exactPgTypes } : {}),
+      }),
+    );
+    let total = 0;
+    let first = true;
+    for (;;) {
+      const { rows: batch, fields } = await readWithFields(cursor, o.batchRows);
+      if (first) {
+        first = false;
+        try {
+          await o.onColumns?.(
+            fields.map((f) => ({ name: f.name, type: PG_RESULT_TYPES[f.dataTypeID] ?? "text" })),
+          );
+        } catch (err) {
+          throw new SinkFailure(err);
+        }
+      }
+      if (batch.length) {
+        total += batch.length;
+        try {
+          await o.onBatch(batch);
+        } catch (err) {
+          throw new SinkFailure(err);
+        }
+      }
+      if (batch.length < o.batchRows) break;
+    }
+    await cursor.close();
+    return total;
+  });
+}
+
+/** What a Postgres type (by oid) is in a result read in batches; any other type is text. */
+const PG_RESULT_TYPES: Record<number, ResultColumn["type"]> = {
+  16: "boolean",
+  17: "blob",
+  20: "integer",
+  21: "integer",
+  23: "integer",
+  26: "integer",
+  114: "json",
+  3802: "json",
+  700: "number",
+  701: "number",
+  1700: "decimal",
+  1082: "date",
+  1114: "timestamp",
+  1184: "timestamp",
+};
+
+function readWithFields(
+  cursor: Cursor<unknown[]>,
+  n: number,
+): Promise<{ rows: unknown[][]; fields: { name: string; dataTypeID: number }[] }> {
+  return new Promise((resolve, reject) => {
+    cursor.read(n, (err, rows, result) =>
+      err ? reject(err) : resolve({ rows, fields: result?.fields ?? [] }),
+    );
+  });
+}
+
+/** The caller's own failure while taking a batch: passed on as it is, not as a bad statement. */
+class SinkFailure extends Error {
+  constructor(cause: unknown) {
+    super("batch", { cause });
+  }
+}
+
+async function inReadTransaction<T>(
+  pool: pg.Pool,
+  timeoutMs: number | undefined,
+  source: string,
+  read: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
   let reuse = false;
   const pid = (client as unknown as { processID?: number }).processID;
   let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    if (pid !== undefined) void pool.query("select pg_cancel_backend($1)", [pid]).catch(() => {});
-  }, o.timeoutMs + GRACE_MS);
-  const ms = Math.max(1, Math.floor(o.timeoutMs));
+  const timer =
+    timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          if (pid !== undefined) void pool.query("select pg_cancel_backend($1)", [pid]).catch(() => {});
+        }, timeoutMs + GRACE_MS);
+  // 0 turns a Postgres time limit off (for this transaction only: `set local`).
+  const ms = timeoutMs === undefined ? 0 : Math.max(1, Math.floor(timeoutMs));
   try {
     // Our own text, so several statements in one round trip. Postgres 14+ also notices a client
     // that went away during a long statement (client_connection_check_interval) and stops it.
@@ -35,20 +139,21 @@ export async function postgresReadOnly(
       [
         "begin transaction isolation level repeatable read read only",
         `set local statement_timeout = ${ms}`,
-        `set local lock_timeout = ${Math.min(5_000, ms)}`,
-        `set local idle_in_transaction_session_timeout = ${ms + 5_000}`,
+        `set local lock_timeout = ${ms === 0 ? 5_000 : Math.min(5_000, ms)}`,
+        `set local idle_in_transaction_session_timeout = ${ms === 0 ? 0 : ms + 5_000}`,
         "select set_config(name, '1000', true) from pg_settings where name = 'client_connection_check_interval'",
       ].join("; "),
     );
-    let rows: Record<string, unknown>[];
+    let out: T;
     try {
-      // A cursor, so a read stops where its caller's bounds say (rows, bytes) instead of holding all.
-      rows = await readThroughCursor(client, text, o);
+      out = await read(client);
     } catch (err) {
-      if (err instanceof ValidationError) throw err;
+      if (err instanceof SinkFailure) throw err.cause;
+      if (err instanceof SkillsyncError) throw err;
       const e = err as { code?: string; message?: string };
-      if (timedOut || e.code === "57014") throw new ReadTimeoutError(o.timeoutMs, o.source);
-      throw new ValidationError(o.source, [{ path: [], message: e.message ?? String(err) }]);
+      if (timeoutMs !== undefined && (timedOut || e.code === "57014"))
+        throw new ReadTimeoutError(timeoutMs, source);
+      throw new ValidationError(source, [{ path: [], message: e.message ?? String(err) }]);
     }
     await client.query("rollback");
     // Whatever a statement left in the session (a PREPARE run as text by a function, a session
@@ -56,7 +161,7 @@ export async function postgresReadOnly(
     // share a round trip with the ROLLBACK (it refuses to run inside a multi-statement string).
     await client.query("discard all");
     reuse = !timedOut;
-    return rows;
+    return out;
   } finally {
     clearTimeout(timer);
     // A connection whose statement failed (or was cancelled) is closed, not returned to the pool.
