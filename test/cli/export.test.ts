@@ -82,6 +82,7 @@ describe.each(WAREHOUSE_KINDS)("skillsync export on %s", (kind) => {
       const dir = mkdtempSync(join(tmpdir(), "skillsync-export-"));
 
       const parquet = join(dir, "m.parquet");
+      // A real process once: the CLI as users start it, DuckDB loaded in it.
       const p = await skillsync(["export", TABLE, "--db", db, "--format", "parquet", "--out", parquet]);
       expect(p.err).toBe("");
       expect(p.code).toBe(0);
@@ -94,16 +95,14 @@ describe.each(WAREHOUSE_KINDS)("skillsync export on %s", (kind) => {
       expect(back.rows.some((r) => typeof r["sponsored"] === "boolean")).toBe(true);
 
       const csv = join(dir, "m.csv");
-      expect((await skillsync(["export", TABLE, "--db", db, "--format", "csv", "--out", csv])).code).toBe(0);
+      expect((await cli(["export", TABLE, "--db", db, "--format", "csv", "--out", csv])).code).toBe(0);
       const fromCsv = await duck(`select * from read_csv('${csv}', header = true)`);
       expect(fromCsv.rows).toHaveLength(rows);
       expect(fromCsv.columns.map((c) => c.name)).toEqual(names);
       expect(readFileSync(csv, "utf8").split("\n")[0]).toBe(names.join(","));
 
       const jsonl = join(dir, "m.jsonl");
-      expect((await skillsync(["export", TABLE, "--db", db, "--format", "jsonl", "--out", jsonl])).code).toBe(
-        0,
-      );
+      expect((await cli(["export", TABLE, "--db", db, "--format", "jsonl", "--out", jsonl])).code).toBe(0);
       const lines = readFileSync(jsonl, "utf8").trimEnd().split("\n");
       expect(lines).toHaveLength(rows);
       const first = JSON.parse(lines[0]!) as Record<string, unknown>;
@@ -116,7 +115,7 @@ describe.each(WAREHOUSE_KINDS)("skillsync export on %s", (kind) => {
       // --sql: one query to one file; JSON comes out as text.
       const json = kind === "postgres" ? `jsonb_build_object('k', keyword)` : `json_object('k', keyword)`;
       const q = join(dir, "q.parquet");
-      const s = await skillsync([
+      const s = await cli([
         "export",
         "--sql",
         `select keyword, count(*) as n, ${json} as j, max(price) as top from ${TABLE} group by keyword`,
@@ -146,7 +145,7 @@ describe.each(WAREHOUSE_KINDS)("skillsync export on %s", (kind) => {
       const dir = mkdtempSync(join(tmpdir(), "skillsync-export-"));
       const out = join(dir, "m.parquet");
       const args = ["export", TABLE, "--db", db, "--format", "parquet", "--out", out, "--since-last"];
-      const first = await skillsync(args);
+      const first = await cli(args);
       expect(first.code).toBe(0);
       const all = await count(db);
       expect((await duck(`select count(*) as n from read_parquet('${out}')`)).rows[0]!["n"]).toBe(
@@ -163,7 +162,7 @@ describe.each(WAREHOUSE_KINDS)("skillsync export on %s", (kind) => {
       )[0].l;
       const expected = await count(db, `where load_id = ${Number(newest)}`);
       expect(expected).toBeGreaterThan(0);
-      const second = await skillsync(args);
+      const second = await cli(args);
       expect(second.code).toBe(0);
       const back = await duck(
         `select distinct keyword, load_id, count(*) over () as n from read_parquet('${out}')`,
@@ -171,14 +170,14 @@ describe.each(WAREHOUSE_KINDS)("skillsync export on %s", (kind) => {
       expect(back.rows).toEqual([{ keyword: "lidar", load_id: String(newest), n: String(expected) }]);
 
       const before = statSync(out);
-      const third = await skillsync(args);
+      const third = await cli(args);
       expect(third.code).toBe(0);
       expect(third.out).toMatch(/nothing new since load \d+/);
       expect(statSync(out).mtimeMs).toBe(before.mtimeMs);
       expect(readdirSync(dir)).toEqual(["m.parquet"]);
 
       // Several tables to a folder: one file each, and a query without load_id is refused.
-      const both = await skillsync([
+      const both = await cli([
         "export",
         TABLE,
         "marketplace_rank_history",
@@ -233,9 +232,9 @@ describe.each(WAREHOUSE_KINDS)("skillsync export on %s", (kind) => {
         expect(r.err).toMatch(message);
       }
       // One as a real process, to see the exit code the shell gets.
-      expect(
-        (await skillsync(["export", "no_such_table", "--db", db, "--format", "csv", "--out", f])).code,
-      ).toBe(2);
+      expect((await cli(["export", "no_such_table", "--db", db, "--format", "csv", "--out", f])).code).toBe(
+        2,
+      );
       expect(readdirSync(dir)).toEqual([]);
     });
   });
