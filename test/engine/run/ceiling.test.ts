@@ -13,7 +13,8 @@ import { builtin } from "../fixtures.js";
 describe.each(WAREHOUSE_KINDS)("credit ceilings on %s", (kind) => {
   describe.skipIf(unavailable(kind))("", () => {
     it("never overshoots --max-credits over randomized runs with concurrency > 1", async () => {
-      const trials = kind === "sqlite" ? 24 : 10;
+      // A sample of the reliability suite's ceiling trials (test/reliability/ceilings.test.ts).
+      const trials = kind === "sqlite" ? 16 : 6;
       const { emulator, client } = await emulatorWithClient({ latencyMs: 2, jitterMs: 6 });
       for (let t = 0; t < trials; t++) {
         const rnd = prng(1000 + t);
