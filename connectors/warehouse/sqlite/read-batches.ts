@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import type SQLite from "better-sqlite3";
 import { ValidationError } from "../../../core/errors.js";
 import { type BatchReadDialectOptions, ReadTimeoutError, type ResultColumn } from "../read-timeout.js";
+import { preparedRead } from "./read-only.js";
 
 /**
  * A read in batches (`skillsync export`): a reader process of its own (as sqlite/read-only.ts, a
@@ -160,15 +161,8 @@ async function inProcess(
   o: BatchReadDialectOptions,
   fail: (message: string) => never,
 ): Promise<number> {
-  let stmt: SQLite.Statement;
-  try {
-    stmt = database.prepare(text);
-  } catch (err) {
-    return fail(err instanceof Error ? err.message : String(err));
-  }
-  if (!stmt.readonly) fail("is not a read: SQLite reports that the statement would change the database");
+  const stmt = preparedRead(database, text, o.exactIntegers, fail);
   if (!stmt.reader) fail("returns no rows");
-  if (o.exactIntegers) stmt.safeIntegers(true);
   stmt.raw(true);
   await o.onColumns?.(stmt.columns().map((c) => resultColumn({ name: c.name, declared: c.type })));
   // The rows of one batch are taken before query_only is lifted, and nothing else runs meanwhile:

@@ -203,12 +203,16 @@ export async function sqliteReadOnly(
   }
 }
 
-function inProcess(
+/**
+ * The statement prepared, refused unless SQLite says it only reads. A statement of its own (prepare
+ * never reuses one), so `safeIntegers` does not stick to others.
+ */
+export function preparedRead(
   database: SQLite.Database,
   text: string,
-  o: DialectReadOptions,
+  exactIntegers: boolean | undefined,
   fail: (message: string) => never,
-): Record<string, unknown>[] {
+): SQLite.Statement {
   let stmt: SQLite.Statement;
   try {
     stmt = database.prepare(text);
@@ -216,8 +220,17 @@ function inProcess(
     return fail(err instanceof Error ? err.message : String(err));
   }
   if (!stmt.readonly) fail("is not a read: SQLite reports that the statement would change the database");
-  // A statement of its own (prepare never reuses one), so safeIntegers does not stick to others.
-  if (o.exactIntegers) stmt.safeIntegers(true);
+  if (exactIntegers) stmt.safeIntegers(true);
+  return stmt;
+}
+
+function inProcess(
+  database: SQLite.Database,
+  text: string,
+  o: DialectReadOptions,
+  fail: (message: string) => never,
+): Record<string, unknown>[] {
+  const stmt = preparedRead(database, text, o.exactIntegers, fail);
   database.pragma("query_only = 1");
   try {
     if (!stmt.reader) {
