@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { afterEach, describe, expect, it, onTestFailed } from "vitest";
+import { openWarehouse } from "../../connectors/warehouse/open.js";
+import { outboxRows } from "../../store/outbox-claim.js";
 import { emulatorWithClient } from "../helpers/emulator.js";
 import { nodeEntry } from "../helpers/node-entry.js";
 import { startReceiver } from "../helpers/notify-receiver.js";
@@ -59,8 +61,24 @@ describe.each(WAREHOUSE_KINDS)("schedule and serve deliver, across processes (%s
         "a failed run and a skipped tick told",
       );
       await schedule.stop();
-      await new Promise((r) => setTimeout(r, 3000));
+      // Every event the warehouse holds delivered (serve sends what schedule left): then stopped,
+      // the receiver must have each one exactly once.
+      const w = await openWarehouse(db);
+      let outbox: Record<string, unknown>[] = [];
+      try {
+        await until(
+          async () => {
+            outbox = await outboxRows(w);
+            return outbox.every((r) => r["delivered_at"] !== null);
+          },
+          45_000,
+          "every event of the outbox delivered",
+        );
+      } finally {
+        await w.close();
+      }
       await serve.stop();
+      expect(hook.received).toHaveLength(outbox.length);
       expect([...hook.counts().values()].every((n) => n === 1)).toBe(true);
       const failed = hook.received.filter((r) => r.kind === "run.failed");
       expect(failed.length).toBeGreaterThanOrEqual(1);

@@ -58,7 +58,13 @@ for (const kind of WAREHOUSE_KINDS) {
       expect(row["last_error"]).toBe("ECONNREFUSED");
       await hook.up();
       await until(async () => hook.received.length === 6, 10_000, "all 6 delivered");
-      await new Promise((r) => setTimeout(r, 500)).then(() => deliverDue(w, [hook.target()]));
+      // Every event recorded delivered: a further pass has nothing to send.
+      await until(
+        async () => (await outboxRows(w)).every((r) => r["delivered_at"] !== null),
+        10_000,
+        "all recorded",
+      );
+      expect(await deliverDue(w, [hook.target()])).toEqual({ delivered: 0, failed: 0 });
       expect([...hook.counts().values()]).toEqual([1, 1, 1, 1, 1, 1]);
       for (const ns of orderPerRun(hook.received).values()) expect(ns).toEqual([...ns].sort((a, b) => a - b));
     }, 60_000);
@@ -145,7 +151,8 @@ for (const kind of WAREHOUSE_KINDS) {
         startDelivery(b, [hook.target()], { everyMs: 50 }),
       );
       await until(async () => hook.received.length >= 30, 20_000, "30 delivered");
-      await new Promise((r) => setTimeout(r, 500));
+      // Both deliverers stopped (each lets its POST under way finish): nothing more can arrive.
+      for (const l of loops.splice(0)) await l.stop();
       expect(hook.received).toHaveLength(30);
       expect([...hook.counts().values()].every((n) => n === 1)).toBe(true);
       for (const ns of orderPerRun(hook.received).values()) expect(ns).toEqual([...ns].sort((x, y) => x - y));
