@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { openWarehouse } from "../connectors/warehouse/open.js";
-import { ensureBuiltinTables } from "../engine/run/runner.js";
+import { loadPipeline } from "../engine/define/pipeline-file.js";
+import { makeTables } from "../engine/run/runner.js";
 import { migrateToLatest } from "../store/migrate.js";
 
 export interface ExportRun {
@@ -39,7 +40,7 @@ async function seed(path: string, rows: number): Promise<void> {
   const w = await openWarehouse(path);
   try {
     await migrateToLatest(w);
-    await ensureBuiltinTables(w);
+    await makeTables(w, [loadPipeline("marketplace-search")]);
     if (w.raw.kind !== "sqlite") throw new Error("the export figure seeds a SQLite file");
     const db = w.raw.database;
     const columns = (

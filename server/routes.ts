@@ -118,7 +118,11 @@ export async function listTablesRoute(ctx: RouteContext): Promise<Reply> {
   const tables = [];
   for (const name of await userTables(w)) {
     const columns = await tableColumns(w, name, ctx.columnTypes.get(name));
-    tables.push({ name, columns: columns.map((c) => ({ name: c.name, type: c.type ?? null })) });
+    tables.push({
+      name,
+      rows: await countRows(w, name),
+      columns: columns.map((c) => ({ name: c.name, type: c.type ?? null })),
+    });
   }
   return reply(200, { tables });
 }

@@ -8,7 +8,7 @@ import { redact, registerSecret } from "../core/redact.js";
 import { type LoadedPipeline, listBuiltinPipelines, loadPipeline } from "../engine/define/pipeline-file.js";
 import { loadPrices, type PriceTable } from "../engine/define/prices.js";
 import { pipelineColumnTypes } from "../engine/publish/read-table.js";
-import { ensureBuiltinTables, type RunPipelines, type SkillCaller } from "../engine/run/runner.js";
+import type { RunPipelines, SkillCaller } from "../engine/run/runner.js";
 import { migrateToLatest } from "../store/migrate.js";
 import { RequestAuthenticator } from "./auth.js";
 import {
@@ -125,7 +125,6 @@ export async function startServer(o: ServerOptions): Promise<SkillsyncServer> {
   const secret = checkSecret(o.secret);
   registerSecret(secret);
   await migrateToLatest(o.warehouse);
-  await ensureBuiltinTables(o.warehouse);
   const pipelines = o.pipelines ?? listBuiltinPipelines().map((f) => loadPipeline(f));
   const prices = o.prices ?? loadPrices();
   const queue = new RunQueue({

@@ -2,7 +2,6 @@ import type { Command } from "commander";
 import { SheetsConnector } from "../../connectors/sheets/connector.js";
 import { openWarehouse } from "../../connectors/warehouse/open.js";
 import { loadPrices } from "../../engine/define/prices.js";
-import { ensureBuiltinTables } from "../../engine/run/runner.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { dbOption, makeClient, numberFlag, withReadDb } from "../context.js";
 import { cliLog } from "../log.js";
@@ -37,7 +36,6 @@ async function mcpCommand(flags: McpFlags): Promise<void> {
     const warehouse = await openWarehouse(dbOption(flags), { readUrl: flags.readDb });
     try {
       await migrateToLatest(warehouse);
-      await ensureBuiltinTables(warehouse);
       log(`skillsync mcp: warehouse ${warehouse.description}; ${pipelines.length} pipelines`, {
         event: "mcp.ready",
         warehouse: warehouse.description,

@@ -3,8 +3,10 @@ import { sql } from "kysely";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
 import { listTables } from "../../connectors/warehouse/tables.js";
 import { ValidationError } from "../../core/errors.js";
+import { loadPipeline } from "../../engine/define/pipeline-file.js";
 import { readOnlyQuery } from "../../engine/publish/query.js";
-import { ensureBuiltinTables } from "../../engine/run/runner.js";
+import { tablesMadeBy } from "../../engine/run/make-tables.js";
+import { makeTables } from "../../engine/run/runner.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { type ReaderSetup, setUpReader } from "../../store/reader-login.js";
 import { dbOption, withReadDb, withWarehouse } from "../context.js";
@@ -53,17 +55,25 @@ export function registerWarehouseCommands(program: Command): void {
   program
     .command("migrate")
     .description(
-      "create or upgrade the warehouse: the toolkit's tables and the built-in pipelines' tables and views",
+      "create or upgrade the warehouse's own tables; with --pipelines, make those pipelines' tables and views ahead of their first run",
     )
     .option("--db <url>", "warehouse URL (default DATABASE_URL or ./skillsync.db)")
-    .action((flags: DbFlags) =>
-      withWarehouse(dbOption(flags), async (w) => {
+    .option("--pipelines <name...>", "built-in pipeline names or pipeline files whose tables to make now")
+    .action((flags: DbFlags & { pipelines?: string[] }) => {
+      // Every file is read and checked before the warehouse is opened: a typo makes nothing.
+      const pipelines = (flags.pipelines ?? []).map((ref) => loadPipeline(ref));
+      return withWarehouse(dbOption(flags), async (w) => {
         const r = await migrateToLatest(w);
-        await ensureBuiltinTables(w);
         printLine(r.applied.length ? `applied: ${r.applied.join(", ")}` : "already up to date");
+        if (pipelines.length) {
+          await makeTables(w, pipelines);
+          printLine(
+            `tables and views of ${pipelines.map((p) => p.name).join(", ")}: ${tablesMadeBy(pipelines).join(", ")}`,
+          );
+        }
         if (w.adapter.loginRoles) printLine(readerLine(await setUpReader(w)));
-      }),
-    );
+      });
+    });
 
   program
     .command("tables")

@@ -21,7 +21,7 @@ export async function ensureView(w: Warehouse, name: string, body: string): Prom
  * Creates the views a pipeline declares, and re-creates a view whose declared SQL changed; a view
  * the warehouse already has as declared is left alone. Each must be one SELECT.
  *
- * Every run ensures the built-in pipelines' views too, so "left alone" matters: on Postgres,
+ * Every run ensures its pipelines' views (and those of the pipelines it reads), so "left alone" matters: on Postgres,
  * replacing a view waits for every query reading it, and every later reader waits behind that
  * (a long analyst query would hold up each scheduled run). Which definition a view has is marked on
  * it: a comment inside the SQL SQLite keeps, a `COMMENT ON VIEW` on Postgres.
@@ -37,8 +37,8 @@ export async function ensureViews(w: Warehouse, p: LoadedPipeline): Promise<void
     try {
       await ensureView(w, v.name, body);
     } catch (err) {
-      // Another process held the warehouse: not the pipeline file's fault (every run ensures the
-      // built-in views, so that file may not even be part of this run).
+      // Another process held the warehouse: not the pipeline file's fault (a run ensures the views
+      // of the pipelines it reads, so that file may not even be part of this run).
       if (isBusy(err) || isDeadlock(err)) {
         throw new SkillsyncError(
           "WAREHOUSE_BUSY",

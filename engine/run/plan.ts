@@ -7,8 +7,9 @@ import type { LoadedPipeline } from "../define/pipeline-file.js";
 import { loadPrices, type PriceTable } from "../define/prices.js";
 import { type CallFactory, callFactory, type Prepare, splitBatchValues } from "../extract/planned-calls.js";
 import { partitionFresh } from "./item-reuse.js";
+import { tablesMadeBy } from "./make-tables.js";
 import { type ChainBound, chainBound, rowsAtMost, upstreamOf } from "./plan-chain.js";
-import { type Compiled, compilePipelines, tablesMadeBy } from "./prepare.js";
+import { type Compiled, compilePipelines } from "./prepare.js";
 import { planWindowCalls, type WindowPlan } from "./window-plan.js";
 
 export interface PipelinePlan {

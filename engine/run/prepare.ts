@@ -1,14 +1,11 @@
-import { statSync } from "node:fs";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
-import { ensureTable } from "../../connectors/warehouse/tables.js";
 import { ValidationError } from "../../core/errors.js";
 import { durationMs } from "../../schema/pipeline.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { type ParamValue, type ParamValues, resolveParams } from "../define/params.js";
-import { type LoadedPipeline, listBuiltinPipelines, loadPipeline } from "../define/pipeline-file.js";
-import { ensureViews } from "../load/ensure-views.js";
-import { ensureHistoryViews, historyViewNames } from "../load/history-views.js";
+import type { LoadedPipeline } from "../define/pipeline-file.js";
 import { type CompiledMapping, compileMapping } from "../normalize/mapping.js";
+import { makeTables } from "./make-tables.js";
 
 /** A pipeline ready to run: its params resolved, its mapping compiled. */
 export interface Compiled {
@@ -56,7 +53,7 @@ export function compilePipelines(
   }));
 }
 
-/** Creates every table the pipelines write (and the toolkit's own), so runs and SQL inputs can read them. */
+/** Makes the tables the pipelines write and read (`makeTables`), so runs and SQL inputs can read them. */
 export async function preparePipelines(
   w: Warehouse,
   pipelines: LoadedPipeline[],
@@ -65,53 +62,6 @@ export async function preparePipelines(
 ): Promise<Compiled[]> {
   const compiled = compilePipelines(pipelines, given, check);
   await migrateToLatest(w);
-  await ensureBuiltinTables(w);
-  for (const c of compiled) await ensurePipelineTables(w, c.pipeline, c.mapping);
-  for (const c of compiled) await ensureViews(w, c.pipeline);
+  await makeTables(w, pipelines);
   return compiled;
-}
-
-/**
- * The tables and views a run of these pipelines makes before its first call (`preparePipelines`):
- * theirs and the built-in pipelines'.
- */
-export function tablesMadeBy(pipelines: LoadedPipeline[]): string[] {
-  const names = new Set<string>();
-  for (const p of [...builtinPipelines(), ...pipelines]) {
-    const mapping = compileMapping(p.records);
-    for (const t of [mapping.table, ...mapping.children]) names.add(t.name);
-    for (const v of historyViewNames(mapping)) names.add(v);
-    for (const v of p.views) names.add(v.name);
-  }
-  return [...names];
-}
-
-async function ensurePipelineTables(
-  w: Warehouse,
-  p: LoadedPipeline,
-  mapping = compileMapping(p.records),
-): Promise<void> {
-  await ensureTable(w, mapping.table);
-  for (const child of mapping.children) await ensureTable(w, child);
-  await ensureHistoryViews(w, mapping);
-}
-
-/**
- * The built-in pipelines' tables and views exist in every warehouse (after `skillsync migrate` or
- * any run), so chained SQL inputs and ad-hoc queries never meet a missing table.
- */
-export async function ensureBuiltinTables(w: Warehouse): Promise<void> {
-  const builtins = builtinPipelines();
-  for (const p of builtins) await ensurePipelineTables(w, p);
-  for (const p of builtins) await ensureViews(w, p);
-}
-
-let builtinCache: { stamp: string; pipelines: LoadedPipeline[] } | undefined;
-
-/** The built-in pipelines, parsed once while their files stay as they are (every run needs them). */
-function builtinPipelines(): LoadedPipeline[] {
-  const files = listBuiltinPipelines();
-  const stamp = files.map((f) => `${f}:${statSync(f).mtimeMs}`).join("\n");
-  if (builtinCache?.stamp !== stamp) builtinCache = { stamp, pipelines: files.map((f) => loadPipeline(f)) };
-  return builtinCache.pipelines;
 }

@@ -19,7 +19,7 @@ import { inRunSession, type RunReporter, type RunSession } from "./session.js";
 import { runWindowedPipeline } from "./windows.js";
 
 export type { SkillCaller } from "../extract/skill-caller.js";
-export { ensureBuiltinTables } from "./prepare.js";
+export { makeTables } from "./make-tables.js";
 export type { RunReporter } from "./session.js";
 
 export interface RunOptions {

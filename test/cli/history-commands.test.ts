@@ -83,7 +83,11 @@ describe("changes: mistakes", () => {
   it("names a table that keeps no history, a bad --since and a --key that is not the key; exit 2", async () => {
     const { emulator } = await emulatorWithClient();
     const db = freshWarehouseUrl("sqlite");
-    await cli(["migrate", "--db", db], { SKILL_API_BASE_URL: emulator.url });
+    const made = await cli(
+      ["migrate", "--pipelines", "marketplace-search", "patent-legal-status", "patent-family", "--db", db],
+      { SKILL_API_BASE_URL: emulator.url },
+    );
+    expect(made.code, made.err).toBe(0);
     const merge = await cli(["changes", "marketplace_search_results", "--db", db]);
     expect(merge.code).toBe(2);
     expect(merge.err).toContain('"marketplace_search_results" keeps no history');

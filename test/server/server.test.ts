@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEMO_KEY } from "../../emulator/index.js";
+import { loadPipeline } from "../../engine/define/pipeline-file.js";
+import { makeTables } from "../../engine/run/runner.js";
 import { unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
 import { SECRET, startTestServer, waitForRun } from "./helpers.js";
 
@@ -37,6 +39,11 @@ for (const kind of WAREHOUSE_KINDS) {
       const names = tables.json.tables.map((x: { name: string }) => x.name);
       expect(names).toContain("marketplace_search_results");
       expect(names.some((n: string) => n.startsWith("skillsync_"))).toBe(false);
+      // Only what ran: the marketplace's tables and views, each with its row count.
+      expect(names.filter((n: string) => !n.startsWith("marketplace_"))).toEqual([]);
+      expect(
+        tables.json.tables.find((x: { name: string }) => x.name === "marketplace_search_results").rows,
+      ).toBe(run.rows.written);
 
       const page1 = await t.call(
         "GET",
@@ -130,6 +137,8 @@ for (const kind of WAREHOUSE_KINDS) {
 
     it("checks table and column names against the warehouse, and page sizes", async () => {
       const t = await startTestServer(kind);
+      // Made ahead of a first run, as `migrate --pipelines` does: empty, but there.
+      await makeTables(t.warehouse, [loadPipeline("marketplace-search")]);
       const unknown = await t.call("GET", "/tables/no_such_table");
       expect(unknown.status).toBe(404);
       expect(unknown.json.error.code).toBe("UNKNOWN_TABLE");

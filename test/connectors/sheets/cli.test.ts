@@ -2,7 +2,8 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { main } from "../../../cli/main.js";
 import { openWarehouse } from "../../../connectors/warehouse/open.js";
-import { ensureBuiltinTables } from "../../../engine/run/runner.js";
+import { loadPipeline } from "../../../engine/define/pipeline-file.js";
+import { makeTables } from "../../../engine/run/runner.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../../helpers/warehouses.js";
 import { sheetsFakes } from "./helpers.js";
 
@@ -37,7 +38,7 @@ for (const kind of WAREHOUSE_KINDS) {
       const db = freshWarehouseUrl(kind);
       const w = await openWarehouse(db);
       try {
-        await ensureBuiltinTables(w);
+        await makeTables(w, [loadPipeline("marketplace-search")]);
         await w.db
           .insertInto("marketplace_search_results")
           .values({

@@ -32,7 +32,7 @@ describe.skipIf(unavailable("postgres"))("an answer kept on arrival, on postgres
     const db = freshWarehouseUrl("postgres");
     const env = { SKILL_API_BASE_URL: emulator.url, SKILL_API_KEY: DEMO_KEY };
     // The warehouse and its tables exist before anything holds them.
-    expect((await cli(["migrate", "--db", db], env)).code).toBe(0);
+    expect((await cli(["migrate", "--pipelines", "marketplace-search", "--db", db], env)).code).toBe(0);
     const w = await openWarehouse(db);
     const holder = new pg.Client({ connectionString: db.replace(/[?&]schema=[^&]*/, "") });
     await holder.connect();
