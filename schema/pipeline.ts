@@ -70,7 +70,7 @@ const PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
 const memberPath = z
   .string()
   .min(1)
-  .refine((path) => !path.split(".").some((part) => PROTOTYPE_NAMES.has(part.replace(/^\$/, ""))), {
+  .refine((path) => !path.split(".").some((part) => PROTOTYPE_NAMES.has(part.replace(/^\$|\[\]$/g, ""))), {
     message: `must not name a prototype member (${["__proto__", "constructor", "prototype"].join(", ")}…)`,
   });
 
@@ -85,6 +85,22 @@ const paginateSchema = z.strictObject({
   total: memberPath.optional(),
 });
 
+/** A regular expression's source, refused when it does not compile. */
+const regexSource = z
+  .string()
+  .min(1)
+  .refine(
+    (source) => {
+      try {
+        new RegExp(source);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { message: "must be a regular expression" },
+  );
+
 export const TRANSFORMS = [
   "yyyymmdd",
   "money",
@@ -95,6 +111,10 @@ export const TRANSFORMS = [
   "lower",
   "upper",
   "trim",
+  "docdb",
+  "company_name",
+  "min",
+  "max",
 ] as const;
 
 const columnSpecSchema = z.union([
@@ -106,6 +126,10 @@ const columnSpecSchema = z.union([
     transform: z.enum(TRANSFORMS).optional(),
     /** A constant value instead of a path. */
     value: scalar.optional(),
+    /** The value only for records whose `member` matches the regular expression `matches`; null for the others. */
+    when: z.strictObject({ member: memberPath, matches: regexSource }).optional(),
+    /** What the column holds: its comment in the warehouse (`COMMENT ON COLUMN` in Postgres). */
+    description: z.string().min(1).optional(),
   }),
 ]);
 
@@ -119,9 +143,14 @@ const childSchema = z.strictObject({
   /** Path inside the parent record to an array; or several paths that fill one table. */
   path: z.union([memberPath, z.array(childSourceSchema).min(1)]),
   table: sqlIdentifier,
+  /** What one row of the child table is: the table's comment in the warehouse. */
+  description: z.string().min(1).optional(),
   columns: z.record(sqlIdentifier, columnSpecSchema).default({}),
-  /** Column for array elements that are scalars (strings, numbers). */
-  valueColumn: sqlIdentifier.default("value"),
+  /**
+   * Column for array elements that are scalars (strings, numbers): `value` when the child declares
+   * no columns. A child that declares columns (its elements are objects) has none unless named here.
+   */
+  valueColumn: sqlIdentifier.optional(),
   extra: z.union([sqlIdentifier, z.literal(false)]).default("extra"),
 });
 
@@ -130,6 +159,8 @@ export const recordsSchema = z
     /** Dot path in `data` to the array of records (`products`, `data`, `results`); `.` for `data` itself. */
     path: memberPath,
     table: sqlIdentifier,
+    /** What one row of the table is: its comment in the warehouse (default: the pipeline's description). */
+    description: z.string().min(1).optional(),
     key: z.array(sqlIdentifier).min(1).optional(),
     /**
      * `merge` upserts on the key; `replace` keeps only the last complete run's rows; `append` adds

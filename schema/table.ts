@@ -1,9 +1,20 @@
-export const COLUMN_TYPES = ["text", "integer", "number", "boolean", "date", "timestamp", "json"] as const;
+export const COLUMN_TYPES = [
+  "text",
+  "integer",
+  "number",
+  "decimal",
+  "boolean",
+  "date",
+  "timestamp",
+  "json",
+] as const;
 export type ColumnType = (typeof COLUMN_TYPES)[number];
 
 export interface ColumnDef {
   name: string;
   type: ColumnType;
+  /** What the column holds: its comment in the warehouse (Postgres). */
+  description?: string | undefined;
 }
 
 /** A table as the pipeline engine needs it: typed columns, a key (unique), indexes. */
@@ -20,4 +31,12 @@ export interface TableDef {
    * parent version's). The key is then not unique on its own.
    */
   versioned?: "parent" | "child";
+  /** What one row is: the table's comment in the warehouse (Postgres). */
+  description?: string | undefined;
+  /**
+   * A child table's parent, when each row belongs to exactly one parent row: these columns of the
+   * child equal the parent's columns of the same names, which are the parent's primary key (a
+   * foreign key where the database has them and both tables were made with their keys).
+   */
+  parent?: { readonly table: string; readonly columns: readonly string[] } | undefined;
 }

@@ -8,7 +8,7 @@ import { converterOf } from "./values.js";
 const READ_AS: Record<FileColumnType, string> = {
   integer: "BIGINT",
   number: "DOUBLE",
-  decimal: "DOUBLE",
+  decimal: "VARCHAR",
   boolean: "BOOLEAN",
   date: "VARCHAR",
   timestamp: "VARCHAR",
@@ -16,8 +16,16 @@ const READ_AS: Record<FileColumnType, string> = {
   text: "VARCHAR",
   blob: "VARCHAR",
 };
+/**
+ * Parquet's DECIMAL needs a precision and scale; Postgres's `numeric` has neither. 38 digits (the
+ * most DuckDB and Arrow's decimal128 hold) with 10 after the point: money and rates to spare.
+ */
+const DECIMAL = "DECIMAL(38, 10)";
+
 const cellOf = (type: FileColumnType, c: string): string => {
   if (type === "date") return `cast(${c} as DATE)`;
+  // Read as text, so the decimal is made from the digits, never through a double.
+  if (type === "decimal") return `cast(${c} as ${DECIMAL})`;
   // UTC instants (Parquet's isAdjustedToUTC): pandas reads them as datetime64[ns, UTC].
   if (type === "timestamp") return `cast(${c} as TIMESTAMPTZ)`;
   if (type === "blob") return `from_base64(${c})`;

@@ -17,6 +17,10 @@ export interface Catalog {
   columns: Map<string, Set<string>>;
   /** Index names. */
   indexes: Set<string>;
+  /** table → its primary key's columns in key order (tables that have one). */
+  primaryKeys: Map<string, string[]>;
+  /** Comments by `table` and `table.column` (empty where the database has none: `comments`). */
+  comments: Map<string, string>;
 }
 
 /**
@@ -117,7 +121,8 @@ export interface WarehouseAdapter {
   columns(db: Kysely<AnyDB>, table: string): Promise<StoredColumn[]>;
   /**
    * The columns of the table's unique indexes without expression or predicate, one row per column
-   * (`column` null for an expression), index by index: `first` first, then by name, each in index order.
+   * (`column` null for an expression), index by index: `first` first, then the primary key's, then
+   * by name, each in index order.
    */
   uniqueIndexColumns(
     db: Kysely<AnyDB>,
@@ -130,6 +135,21 @@ export interface WarehouseAdapter {
    * keeps views built on it working where the database allows.
    */
   ensureView(db: Kysely<AnyDB>, name: string, body: string, mark: string): Promise<void>;
+  /**
+   * Whether child tables get a foreign key to their parent (Postgres). SQLite checks foreign keys
+   * only with a per-connection pragma and cannot drop one without rebuilding the table.
+   */
+  readonly foreignKeys: boolean;
+  /** Whether tables and columns take comments (`COMMENT ON`, Postgres); SQLite has none. */
+  readonly comments: boolean;
+  /** Sets the comment of a table (`column` undefined) or of one of its columns. */
+  comment(db: Kysely<AnyDB>, table: string, column: string | undefined, text: string): Promise<void>;
+  /**
+   * Drops a table's primary key, keeping its rows, indexes and columns, inside the caller's
+   * transaction: Postgres drops the constraint (and, with it, the foreign keys that refer to it);
+   * SQLite, which cannot, copies the table into one made without it.
+   */
+  dropPrimaryKey(db: Kysely<AnyDB>, table: string): Promise<void>;
   /**
    * Whether the database has login roles (Postgres): read paths then log in as a reader role
    * (postgres/reader.ts), whose password the warehouse keeps in a table only its owner reads.

@@ -85,6 +85,14 @@ export function isViewCreatedMeanwhile(err: unknown): boolean {
   return /already exists|tuple concurrently updated|duplicate key/i.test(msg);
 }
 
+/**
+ * Another process set the same comment at the same moment (Postgres's "tuple concurrently updated"
+ * on its pg_description row, or a duplicate key when both added it): it wrote the same text.
+ */
+export function isCommentedMeanwhile(err: unknown): boolean {
+  return isViewCreatedMeanwhile(err);
+}
+
 /** Postgres: the role may not do this (a least-privilege reader creating a schema, say). */
 export function isNotPermitted(err: unknown): boolean {
   const code = driverErrorCode(err);

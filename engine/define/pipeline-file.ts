@@ -110,7 +110,13 @@ export function parsePipeline(text: string, file: string): LoadedPipeline {
       }),
     );
   }
-  return { ...parsed.data, file };
+  return { ...withTableDescription(parsed.data), file };
+}
+
+/** The pipeline's description is its table's comment where `records` gives none of its own. */
+function withTableDescription(p: PipelineFile): PipelineFile {
+  const description = p.records.description ?? p.description;
+  return description === undefined ? p : { ...p, records: { ...p.records, description } };
 }
 
 /** A report's rows are its parts' CSV rows, written as they stream: not as versions. */

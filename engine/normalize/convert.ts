@@ -1,5 +1,6 @@
 import type { TRANSFORMS } from "../../schema/pipeline.js";
 import type { ColumnType } from "../../schema/table.js";
+import { companyName, docdbNumber } from "./name-forms.js";
 
 export type Transform = (typeof TRANSFORMS)[number];
 
@@ -25,8 +26,15 @@ function fromYmd(value: unknown): string | null {
   return `${m[1]}-${m[2]}-${m[3]}`;
 }
 
-/** Applies a named transform before typing. */
-export function applyTransform(value: unknown, transform: Transform | undefined): unknown {
+/**
+ * Applies a named transform before typing. `min` and `max` type each value of a list for the
+ * column (`type`) first, so dates, times and numbers compare as what they are.
+ */
+export function applyTransform(
+  value: unknown,
+  transform: Transform | undefined,
+  type: ColumnType = "text",
+): unknown {
   if (transform === undefined || value === null || value === undefined) return value;
   switch (transform) {
     case "yyyymmdd":
@@ -63,7 +71,28 @@ export function applyTransform(value: unknown, transform: Transform | undefined)
       return String(value).toUpperCase();
     case "trim":
       return String(value).trim();
+    case "docdb":
+      return docdbNumber(value);
+    case "company_name":
+      return companyName(value);
+    case "min":
+    case "max":
+      return extreme(value, type, transform);
   }
+}
+
+/** The least (`min`) or greatest (`max`) value of a list, typed for the column; nulls are skipped. */
+function extreme(value: unknown, type: ColumnType, which: "min" | "max"): unknown {
+  let best: unknown = null;
+  // Typed values compare as such: numbers as numbers, ISO dates and times as text (a decimal's
+  // exact text as its number).
+  const key = (v: unknown) => (type === "decimal" ? Number(v) : (v as number));
+  for (const v of Array.isArray(value) ? value : [value]) {
+    const typed = toColumn(v, type);
+    if (typed === null) continue;
+    if (best === null || (which === "min" ? key(typed) < key(best) : key(typed) > key(best))) best = typed;
+  }
+  return best;
 }
 
 function nameOf(v: unknown): unknown {
@@ -87,7 +116,8 @@ export function toColumn(value: unknown, type: ColumnType): unknown {
       if (!Number.isInteger(n)) throw new ConversionError(`${JSON.stringify(value)} is not an integer`);
       return n;
     }
-    case "number": {
+    case "number":
+    case "decimal": {
       const n = numeric(value);
       if (!Number.isFinite(n)) throw new ConversionError(`${JSON.stringify(value)} is not a number`);
       return n;

@@ -5,6 +5,7 @@ import type { RecordsSpec } from "../../schema/pipeline.js";
 import type { ColumnDef, ColumnType, TableDef } from "../../schema/table.js";
 import { snakeCase, toColumn } from "./convert.js";
 import type { Normalised, Row } from "./row.js";
+import { TOOLKIT_COLUMNS } from "./table-comments.js";
 import { isDate, isTimestamp } from "./text-types.js";
 
 /**
@@ -66,6 +67,7 @@ const ACCEPTS: Record<ColumnType, ReadonlySet<ColumnType>> = {
   json: new Set(["text", "integer", "number", "boolean", "date", "timestamp", "json"]),
   integer: new Set(["integer"]),
   number: new Set(["integer", "number"]),
+  decimal: new Set(["integer", "number", "decimal"]),
   boolean: new Set(["boolean"]),
   date: new Set(["date"]),
   timestamp: new Set(["date", "timestamp"]),
@@ -180,7 +182,9 @@ export function createInference(tables: { def: TableDef; staging: string }[]): C
       }
     }
     if (added.size) {
-      const extended = [...cols, ...added].map(([name, type]): ColumnDef => ({ name, type }));
+      const extended = [...cols, ...added].map(
+        ([name, type]): ColumnDef => ({ name, type, description: TOOLKIT_COLUMNS.inferred }),
+      );
       await ensureTable(w, { ...s.def, columns: [...s.def.columns, ...extended] });
       // The warehouse's own types win: another process may have added the column first. (A SQLite
       // text column keeps the type inferred here: its storage cannot tell date, JSON and text apart.)

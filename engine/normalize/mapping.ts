@@ -1,16 +1,18 @@
 import type { ChildSpec, ColumnSpec, RecordsSpec } from "../../schema/pipeline.js";
-import type { ColumnType, TableDef } from "../../schema/table.js";
+import type { ColumnDef, ColumnType, TableDef } from "../../schema/table.js";
 import { compilePath } from "../define/member-path.js";
 import { applyTransform, ConversionError, camelCase, toColumn } from "./convert.js";
 import { type ColumnInference, createInference, declareKeyColumns, INFER_STAGING } from "./infer-members.js";
 import type { Normalised, RecordContext, Reject, Row } from "./row.js";
 import { type FastRow, generateRow } from "./row-builder.js";
+import { childRelation, parentRelation, TOOLKIT_COLUMNS, tableComment } from "./table-comments.js";
 
 type Getter = (record: unknown, index: number, ctx: RecordContext) => unknown;
 
 interface CompiledColumn {
   name: string;
   type: ColumnType;
+  description: string | undefined;
   get: Getter;
   /** The top-level member this column consumes (so it is not repeated in the extra JSON). */
   consumes: string | undefined;
@@ -28,16 +30,22 @@ const PER_RECORD = Symbol("per record");
 type BatchValue = unknown;
 
 export const META_COLUMNS = [
-  { name: "run_id", type: "text" },
-  { name: "loaded_at", type: "timestamp" },
-  { name: "load_id", type: "integer" },
+  { name: "run_id", type: "text", description: TOOLKIT_COLUMNS.run_id },
+  { name: "loaded_at", type: "timestamp", description: TOOLKIT_COLUMNS.loaded_at },
+  { name: "load_id", type: "integer", description: TOOLKIT_COLUMNS.load_id },
 ] as const;
 
 /** What a `history` table's rows carry besides their content: the span each version was current. */
 export const VERSION_COLUMNS = [
-  { name: "valid_from", type: "timestamp" },
-  { name: "valid_to", type: "timestamp" },
+  { name: "valid_from", type: "timestamp", description: TOOLKIT_COLUMNS.valid_from },
+  { name: "valid_to", type: "timestamp", description: TOOLKIT_COLUMNS.valid_to },
 ] as const;
+
+/** A `history` child's version columns: its parent version's span. */
+const childVersionColumns = (parent: string): ColumnDef[] => [
+  { name: "valid_from", type: "timestamp", description: TOOLKIT_COLUMNS.parentValidFrom(parent) },
+  { name: "valid_to", type: "timestamp", description: TOOLKIT_COLUMNS.parentValidTo(parent) },
+];
 
 /** A `history` parent's fingerprint of its row's content and its children's (history.ts). */
 export const VERSION_HASH = "version_hash";
@@ -45,18 +53,37 @@ export const VERSION_HASH = "version_hash";
 export const CHILDREN_HASH = "children_hash";
 
 function compileColumn(name: string, spec: ColumnSpec): CompiledColumn {
+  const when = typeof spec === "string" ? undefined : spec.when;
+  return when ? onlyWhen(compileRead(name, spec), when) : compileRead(name, spec);
+}
+
+/** `when:` — the column's value for records whose member matches the pattern; null for the others. */
+function onlyWhen(c: CompiledColumn, when: { member: string; matches: string }): CompiledColumn {
+  const read = compilePath(when.member);
+  const pattern = new RegExp(when.matches);
+  const matches = (r: unknown) => {
+    const v = read(r);
+    if (v === null || v === undefined) return false;
+    return pattern.test(typeof v === "object" ? JSON.stringify(v) : String(v));
+  };
+  const get: Getter = (r, i, ctx) => (matches(r) ? c.get(r, i, ctx) : null);
+  return { ...c, get, perBatch: false, member: undefined };
+}
+
+function compileRead(name: string, spec: ColumnSpec): CompiledColumn {
   const s = typeof spec === "string" ? { type: spec } : spec;
   const type = s.type ?? "text";
   const transform = typeof spec === "string" ? undefined : spec.transform;
+  const description = typeof spec === "string" ? undefined : spec.description;
   if (typeof spec !== "string" && spec.value !== undefined) {
     const constant = spec.value;
-    return { name, type, get: () => constant, consumes: undefined, perBatch: true };
+    return { name, type, description, get: () => constant, consumes: undefined, perBatch: true };
   }
   const from = (typeof spec === "string" ? undefined : spec.from) ?? camelCase(name);
   const typed =
     transform === undefined
       ? (v: unknown) => toColumn(v, type)
-      : (v: unknown) => toColumn(applyTransform(v, transform), type);
+      : (v: unknown) => toColumn(applyTransform(v, transform, type), type);
   if (from.startsWith("$")) {
     const [head, ...rest] = from.slice(1).split(".");
     const sub = compilePath(rest.join("."));
@@ -83,6 +110,7 @@ function compileColumn(name: string, spec: ColumnSpec): CompiledColumn {
     return {
       name,
       type,
+      description,
       get: (r, i, c) => typed(ctxGet(r, i, c)),
       consumes: camelCase(name),
       perBatch: head !== "index",
@@ -102,10 +130,12 @@ function compileColumn(name: string, spec: ColumnSpec): CompiledColumn {
   return {
     name,
     type,
+    description,
     get,
-    consumes: from.includes(".") ? undefined : top,
+    consumes: from.includes(".") || from.includes("[]") ? undefined : top,
     perBatch: false,
-    member: transform === undefined ? { parts: from.split("."), alt } : undefined,
+    // A path through lists (`a[].b`) is read by compilePath only, not by the generated builder.
+    member: transform === undefined && !from.includes("[]") ? { parts: from.split("."), alt } : undefined,
   };
 }
 
@@ -127,8 +157,8 @@ function compileTable(
   const compiled = Object.entries(columns).map(([n, s]) => compileColumn(n, s));
   const consumed = new Set(compiled.map((c) => c.consumes).filter((c): c is string => c !== undefined));
   const defCols = [
-    ...compiled.map((c) => ({ name: c.name, type: c.type })),
-    ...(extra ? [{ name: extra, type: "json" as const }] : []),
+    ...compiled.map((c) => ({ name: c.name, type: c.type, description: c.description })),
+    ...(extra ? [{ name: extra, type: "json" as const, description: TOOLKIT_COLUMNS.extra }] : []),
     ...META_COLUMNS,
   ];
   return {
@@ -250,6 +280,39 @@ function volatileColumns(spec: RecordsSpec): Set<string> {
   );
 }
 
+/**
+ * The column a child's scalar elements go to: the declared `valueColumn`, else `value` for a list
+ * of plain values (no columns declared). A child of objects (columns declared) has none: it would
+ * only ever hold NULL.
+ */
+function valueColumnOf(c: ChildSpec): string | undefined {
+  return c.valueColumn ?? (Object.keys(c.columns).length ? undefined : "value");
+}
+
+/** The value column as text, described as the pipeline declares it (else as the element itself). */
+function valueColumnDef(name: string, declared: TableDef): ColumnDef {
+  const description = declared.columns.find((col) => col.name === name)?.description;
+  return { name, type: "text", description: description ?? TOOLKIT_COLUMNS.value };
+}
+
+/** A child's copy of its parent's key, typed as the parent's columns. */
+function childKeyColumns(parent: TableDef, key: readonly string[]): ColumnDef[] {
+  return key.map((k) => ({
+    name: k,
+    type: parent.columns.find((col) => col.name === k)?.type ?? "text",
+    description: TOOLKIT_COLUMNS.parentKey(parent.name, k),
+  }));
+}
+
+/**
+ * Which parent row a child row belongs to, where that is one row: the parent's key in `merge` and
+ * `replace`, the key and version start in `history`. In `append` no parent row is unique.
+ */
+function childParent(spec: RecordsSpec, key: readonly string[]): TableDef["parent"] {
+  if (spec.mode === "append" || !key.length) return undefined;
+  return { table: spec.table, columns: spec.mode === "history" ? [...key, "valid_from"] : [...key] };
+}
+
 function asList(v: unknown): unknown[] {
   if (v === null || v === undefined) return [];
   return Array.isArray(v) ? v : [v];
@@ -277,31 +340,34 @@ export function compileMapping(declared: RecordsSpec): CompiledMapping {
     const sources = typeof c.path === "string" ? [{ path: c.path, set: undefined }] : c.path;
     const setCols = [...new Set(sources.flatMap((s) => Object.keys(s.set ?? {})))];
     const t = compileTable(c.table, c.columns, staging(c.extra), []);
-    const keyCols = key.map((k) => ({
-      name: k,
-      type: parent.def.columns.find((col) => col.name === k)?.type ?? "text",
-    }));
+    const valueColumn = valueColumnOf(c);
     t.def = {
       name: c.table,
       columns: [
-        ...keyCols,
-        { name: "position", type: "integer" },
-        ...setCols.map((n) => ({ name: n, type: "text" as const })),
-        { name: c.valueColumn, type: "text" },
-        ...t.def.columns.filter((col) => col.name !== c.valueColumn),
-        ...(history ? VERSION_COLUMNS : []),
+        ...childKeyColumns(parent.def, key),
+        { name: "position", type: "integer", description: TOOLKIT_COLUMNS.position },
+        ...setCols.map((n) => ({
+          name: n,
+          type: "text" as const,
+          description: TOOLKIT_COLUMNS.set(n, sources),
+        })),
+        ...(valueColumn ? [valueColumnDef(valueColumn, t.def)] : []),
+        ...t.def.columns.filter((col) => col.name !== valueColumn),
+        ...(history ? childVersionColumns(spec.table) : []),
       ],
       key: [...key, "position"],
       unique: spec.mode !== "append" && !history,
       indexes: key.length ? [key] : [],
       ...(history ? { versioned: "child" as const } : {}),
+      description: tableComment(c.description, childRelation(spec.table, spec.mode, key)),
+      parent: childParent(spec, key),
     };
     // Per source: the path compiled and the `set` values as the columns take them, made once.
     const compiledSources = sources.map((src) => ({
       read: compilePath(src.path),
       setValues: setCols.map((n) => (src.set?.[n] === undefined ? null : String(src.set[n]))),
     }));
-    return { spec: c, table: t, sources, setCols, compiledSources };
+    return { spec: c, table: t, sources, setCols, compiledSources, valueColumn };
   });
   const readRecords = compilePath(spec.path);
   const childTops = new Set(childParts.flatMap((c) => c.sources.map((s) => s.path.split(".")[0] ?? s.path)));
@@ -313,14 +379,15 @@ export function compileMapping(declared: RecordsSpec): CompiledMapping {
           columns: [
             ...parent.def.columns,
             ...VERSION_COLUMNS,
-            { name: VERSION_HASH, type: "text" as const },
-            { name: CHILDREN_HASH, type: "text" as const },
+            { name: VERSION_HASH, type: "text" as const, description: TOOLKIT_COLUMNS.version_hash },
+            { name: CHILDREN_HASH, type: "text" as const, description: TOOLKIT_COLUMNS.children_hash },
           ],
           versioned: "parent" as const,
         }
       : {}),
     unique: spec.mode !== "append" && !history,
     indexes: spec.indexes ?? [],
+    description: tableComment(spec.description, parentRelation(spec.table, spec.mode, key)),
   });
   const children = childParts.map((c) => visible(c.table.def));
   return {
@@ -372,11 +439,12 @@ export function compileMapping(declared: RecordsSpec): CompiledMapping {
                 for (const k of key) child[k] = row[k];
                 child["position"] = position;
                 for (let i = 0; i < c.setCols.length; i++) child[c.setCols[i]!] = source.setValues[i];
-                child[c.spec.valueColumn] = isScalar
-                  ? element === null
-                    ? null
-                    : String(element)
-                  : (child[c.spec.valueColumn] ?? null);
+                if (c.valueColumn !== undefined)
+                  child[c.valueColumn] = isScalar
+                    ? element === null
+                      ? null
+                      : String(element)
+                    : (child[c.valueColumn] ?? null);
                 childRows.push([p, child]);
               }
             }

@@ -32,6 +32,7 @@ function typed(type: ColumnType): string {
     case "integer":
       return `typeof v === "number" && Number.isInteger(v) ? v : v == null ? null : ${slow}`;
     case "number":
+    case "decimal":
       return `typeof v === "number" && Number.isFinite(v) ? v : v == null ? null : ${slow}`;
     case "boolean":
       return `typeof v === "boolean" ? v : v == null ? null : ${slow}`;

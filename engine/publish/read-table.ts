@@ -37,7 +37,8 @@ export async function tableColumns(
 }
 
 /**
- * The columns of the table's unique index (the key `ensureTable` makes, `<table>_key`, first), in
+ * The columns of the table's unique index (the key `ensureTable` makes: `<table>_key` in a table
+ * made before keys, else its primary key, first), in
  * index order; empty for views and tables without one. Expression and partial indexes do not count.
  */
 export async function uniqueKey(w: Warehouse, table: string): Promise<string[]> {

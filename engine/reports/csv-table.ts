@@ -6,14 +6,15 @@ import type { LoadedPipeline } from "../define/pipeline-file.js";
 import type { CsvRecord } from "../normalize/csv.js";
 import { inferColumns, numericCell, typedCell } from "../normalize/infer-cells.js";
 import { type CompiledMapping, compileMapping } from "../normalize/mapping.js";
+import { TOOLKIT_COLUMNS } from "../normalize/table-comments.js";
 
 /** The toolkit's columns on every report row; the default key of a report table. */
 const REPORT_KEY = ["report_id", "report_part", "report_row"];
 
 const META: Record<string, ColumnSpec> = {
-  report_id: { from: "__report_id", type: "text" },
-  report_part: { from: "__report_part", type: "integer" },
-  report_row: { from: "__report_row", type: "integer" },
+  report_id: { from: "__report_id", type: "text", description: TOOLKIT_COLUMNS.reportId },
+  report_part: { from: "__report_part", type: "integer", description: TOOLKIT_COLUMNS.reportPart },
+  report_row: { from: "__report_row", type: "integer", description: TOOLKIT_COLUMNS.reportRow },
 };
 
 export interface CsvTable {
@@ -75,7 +76,7 @@ export function planCsvTable(
   const declared: Record<string, ColumnSpec> = {};
   const cleaners = new Map<string, (cell: string | null) => unknown>();
   const cleanerFor = (type: ColumnType) =>
-    type === "integer" || type === "number"
+    type === "integer" || type === "number" || type === "decimal"
       ? numericCell
       : type === "text" || type === "json"
         ? undefined
@@ -103,7 +104,7 @@ export function planCsvTable(
     for (const c of unknown) {
       if (c in declared || c in META) continue;
       const type = existing.get(c) ?? guesses.get(c) ?? "text";
-      inferred[c] = { from: c, type };
+      inferred[c] = { from: c, type, description: TOOLKIT_COLUMNS.reportColumn(c) };
       const clean = cleanerFor(type);
       if (clean) cleaners.set(c, clean);
     }

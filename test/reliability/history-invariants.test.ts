@@ -202,23 +202,24 @@ const tableMade = (w: Warehouse): Promise<boolean> =>
   );
 
 /**
- * The unique indexes that make the database itself keep the invariants (a key's versions by
- * valid_from, one current version per key, a child row per version and position): each a problem
- * when missing, say after a kill while the tables were being made.
+ * The keys and unique indexes that make the database itself keep the invariants (a key's versions
+ * by valid_from, one current version per key, a child row per version and position): each a
+ * problem when missing, say after a kill while the tables were being made. A new table keeps the
+ * first and the last with its primary key (made with the table itself), one made before keys with
+ * a `_version` unique index.
  */
 async function missingIndexes(w: Warehouse): Promise<string[]> {
-  const names = new Set(
-    (w.adapter.dialect === "sqlite"
-      ? await rows<{ name: string }>(w, "select name from sqlite_master where type = 'index'")
-      : await rows<{ name: string }>(
-          w,
-          "select indexname as name from pg_indexes where schemaname = current_schema()",
-        )
-    ).map((r) => r.name),
-  );
-  return ["patent_legal_status_version", "patent_legal_status_current_key", "patent_legal_events_version"]
-    .filter((n) => !names.has(n))
-    .map((n) => `index ${n} missing`);
+  const catalog = await w.adapter.readCatalog(w.db);
+  const versions: [string, string][] = [
+    ["patent_legal_status", "publication_number,valid_from"],
+    ["patent_legal_events", "publication_number,valid_from,position"],
+  ];
+  const missing = versions
+    .filter(([t, pk]) => !catalog.indexes.has(`${t}_version`) && catalog.primaryKeys.get(t)?.join(",") !== pk)
+    .map(([t]) => `primary key or index ${t}_version missing`);
+  if (!catalog.indexes.has("patent_legal_status_current_key"))
+    missing.push("index patent_legal_status_current_key missing");
+  return missing;
 }
 
 /** Identifier → how many charged calls asked for it. */

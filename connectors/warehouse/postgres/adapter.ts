@@ -1,11 +1,14 @@
 import { sql } from "kysely";
 import type { ColumnType } from "../../../schema/table.js";
 import type { StoredColumn, WarehouseAdapter } from "../adapter.js";
+import { comment, comments, dropPrimaryKey, primaryKeys } from "./keys.js";
 
 const SQL_TYPES: Record<ColumnType, string> = {
   text: "text",
   integer: "bigint",
   number: "double precision",
+  // Exact decimals: money sums and compares to the cent, as a double does not.
+  decimal: "numeric",
   boolean: "boolean",
   date: "date",
   timestamp: "timestamptz",
@@ -19,7 +22,7 @@ const STORED_TYPES: Readonly<Record<string, ColumnType>> = {
   smallint: "integer",
   "double precision": "number",
   real: "number",
-  numeric: "number",
+  numeric: "decimal",
   boolean: "boolean",
   date: "date",
   "timestamp with time zone": "timestamp",
@@ -50,6 +53,10 @@ export function postgresAdapter(schema: string | undefined): WarehouseAdapter {
     selectForUpdate: true,
     synchronous: undefined,
     loginRoles: true,
+    foreignKeys: true,
+    comments: true,
+    comment,
+    dropPrimaryKey,
     migrating: (_db, fn) => fn(),
     // One key per schema and name: runs on other schemas of the database do not wait for each other.
     async serialize(trx, name) {
@@ -75,7 +82,12 @@ export function postgresAdapter(schema: string | undefined): WarehouseAdapter {
       for (const r of cols.rows) columns.set(r.t, (columns.get(r.t) ?? new Set<string>()).add(r.c));
       const idx = await sql<{ name: string }>`
         select indexname as name from pg_indexes where schemaname = current_schema()`.execute(db);
-      return { columns, indexes: new Set(idx.rows.map((r) => r.name)) };
+      return {
+        columns,
+        indexes: new Set(idx.rows.map((r) => r.name)),
+        primaryKeys: await primaryKeys(db),
+        comments: await comments(db),
+      };
     },
 
     async columns(db, table) {
@@ -97,7 +109,7 @@ export function postgresAdapter(schema: string | undefined): WarehouseAdapter {
         cross join lateral unnest(x.indkey::int2[]) with ordinality k(attnum, pos)
         left join pg_attribute a on a.attrelid = t.oid and a.attnum = k.attnum
         where t.relname = ${table} and x.indisunique and x.indpred is null and x.indexprs is null
-        order by i.relname = ${first} desc, i.relname, k.pos`.execute(db);
+        order by i.relname = ${first} desc, x.indisprimary desc, i.relname, k.pos`.execute(db);
       return r.rows;
     },
 

@@ -31,6 +31,8 @@ export const PG_TEXT: Readonly<Record<ColumnType, Encode>> = {
   text: asText,
   integer: (v) => String(v),
   number: (v) => String(v),
+  // numeric reads a JS number's shortest text exactly (19.99 stays 19.99, 1e-7 too).
+  decimal: (v) => String(v),
   boolean: (v) => (v === true || v === 1 || v === "1" || v === "true" || v === "t" ? "t" : "f"),
   date: asText,
   timestamp: asText,
@@ -47,6 +49,7 @@ const ENCODERS: Record<ColumnType, Encode> = {
   text: quoted(PG_TEXT.text),
   integer: PG_TEXT.integer,
   number: PG_TEXT.number,
+  decimal: PG_TEXT.decimal,
   boolean: PG_TEXT.boolean,
   date: quoted(PG_TEXT.date),
   timestamp: quoted(PG_TEXT.timestamp),

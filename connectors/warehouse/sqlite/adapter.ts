@@ -2,12 +2,15 @@ import type SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import type { ColumnType } from "../../../schema/table.js";
 import type { StoredColumn, WarehouseAdapter } from "../adapter.js";
+import { primaryKeys, rebuildWithoutPrimaryKey } from "./rebuild.js";
 import { sqliteSyncDriver } from "./synchronous.js";
 
 const SQL_TYPES: Record<ColumnType, string> = {
   text: "text",
   integer: "integer",
   number: "real",
+  // NUMERIC affinity: SQLite has no exact decimal; the declared type still says what the column is.
+  decimal: "numeric",
   boolean: "integer",
   date: "text",
   timestamp: "text",
@@ -15,7 +18,12 @@ const SQL_TYPES: Record<ColumnType, string> = {
 };
 
 /** What a stored SQLite type can tell: the rest (boolean, date, timestamp, JSON) looks like integer or text. */
-const STORED_TYPES: Record<string, ColumnType> = { integer: "integer", real: "number", text: "text" };
+const STORED_TYPES: Record<string, ColumnType> = {
+  integer: "integer",
+  real: "number",
+  numeric: "decimal",
+  text: "text",
+};
 
 /**
  * SQLite: one file, one writer, few types; better-sqlite3 runs statements synchronously, on this
@@ -44,6 +52,10 @@ const SQLITE: Omit<WarehouseAdapter, "synchronous"> = {
   booleansAsIntegers: true,
   selectForUpdate: false,
   loginRoles: false,
+  foreignKeys: false,
+  comments: false,
+  comment: async () => {},
+  dropPrimaryKey: rebuildWithoutPrimaryKey,
 
   async listTables(db) {
     const r = await sql<{ name: string }>`
@@ -59,7 +71,12 @@ const SQLITE: Omit<WarehouseAdapter, "synchronous"> = {
       where m.type = 'table'`.execute(db);
     for (const r of cols.rows) columns.set(r.t, (columns.get(r.t) ?? new Set<string>()).add(r.c));
     const idx = await sql<{ name: string }>`select name from sqlite_master where type = 'index'`.execute(db);
-    return { columns, indexes: new Set(idx.rows.map((r) => r.name)) };
+    return {
+      columns,
+      indexes: new Set(idx.rows.map((r) => r.name)),
+      primaryKeys: await primaryKeys(db),
+      comments: new Map(),
+    };
   },
 
   async columns(db, table) {
@@ -88,7 +105,7 @@ const SQLITE: Omit<WarehouseAdapter, "synchronous"> = {
       select il.name as "index", ii.name as "column"
       from pragma_index_list(${table}) il join pragma_index_info(il.name) ii
       where il."unique" = 1 and il.partial = 0
-      order by il.name = ${first} desc, il.name, ii.seqno`.execute(db);
+      order by il.name = ${first} desc, il.origin = 'pk' desc, il.name, ii.seqno`.execute(db);
     return r.rows;
   },
 

@@ -19,6 +19,7 @@ const BINDERS: Record<ColumnType, Bind> = {
   text: (v) => (typeof v === "object" && v !== null ? JSON.stringify(v) : v),
   integer: same,
   number: same,
+  decimal: same,
   boolean: (v) => (v ? 1 : 0),
   date: same,
   timestamp: same,

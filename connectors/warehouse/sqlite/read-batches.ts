@@ -65,9 +65,11 @@ function resultColumn(c: { name: string; declared: string | null }): ResultColum
       ? "integer"
       : declared === "real"
         ? "number"
-        : declared === "text"
-          ? "text"
-          : undefined;
+        : declared === "numeric"
+          ? "decimal"
+          : declared === "text"
+            ? "text"
+            : undefined;
   return { name: c.name, type };
 }
 

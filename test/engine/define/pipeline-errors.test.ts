@@ -56,7 +56,7 @@ describe("pipeline-file errors people can act on", () => {
       parsePipeline(minimal.replace("asin: text", "asin: { type: integr }"), "/x/p.yaml"),
     );
     expect(e.message).toContain(
-      'records.columns.asin.type: "integr" is not allowed (did you mean "integer"?); use one of: text, integer, number, boolean, date, timestamp, json (line 12)',
+      'records.columns.asin.type: "integr" is not allowed (did you mean "integer"?); use one of: text, integer, number, decimal, boolean, date, timestamp, json (line 12)',
     );
     const float = errorOf(() =>
       parsePipeline(minimal.replace("seed: {", "seed: { type: float,"), "/x/p.yaml"),

@@ -119,6 +119,51 @@ describe("compiled mappings", () => {
     ]);
     expect(m.children[0]!.key).toEqual(["id", "position"]);
   });
+
+  it("gives an object child no value column; a list of plain values and a named valueColumn keep theirs", () => {
+    const columnsOf = (name: string) => m.children.find((c) => c.name === name)!.columns.map((c) => c.name);
+    expect(columnsOf("t_people")).not.toContain("value");
+    expect(
+      Object.keys(
+        m.normalise({ items: [{ pn: "A", people: [{ name: "x" }] }] }, ctx).rows.get("t_people")![0]!,
+      ),
+    ).not.toContain("value");
+    expect(columnsOf("t_codes")).toContain("code");
+    const plain = compileMapping(
+      recordsSchema.parse({
+        path: "items",
+        table: "p",
+        key: ["id"],
+        columns: { id: "text" },
+        children: [{ path: "tags", table: "p_tags" }],
+      }),
+    );
+    expect(plain.children[0]!.columns.map((c) => c.name)).toContain("value");
+    expect(
+      plain
+        .normalise({ items: [{ id: "A", tags: ["x", 2] }] }, ctx)
+        .rows.get("p_tags")!
+        .map((r) => r["value"]),
+    ).toEqual(["x", "2"]);
+  });
+
+  it("describes every column, the table's relation by mode, and a child's parent", () => {
+    for (const t of [m.table, ...m.children])
+      for (const c of t.columns.filter(
+        (col) => !["id", "price", "when", "keyword", "idx", "name"].includes(col.name),
+      ))
+        expect(c.description, `${t.name}.${c.name}`).toMatch(/\w/);
+    expect(m.table.description).toBe("One row per id (primary key); a later load updates it.");
+    expect(m.children[0]!.parent).toEqual({ table: "t", columns: ["id"] });
+    expect(m.children[1]!.columns.find((c) => c.name === "role")!.description).toBe(
+      "Which list of the parent record the row came from: main (main), more (more).",
+    );
+    const history = compileMapping(recordsSchema.parse({ ...spec, mode: "history" }));
+    expect(history.children[0]!.parent).toEqual({ table: "t", columns: ["id", "valid_from"] });
+    const append = compileMapping(recordsSchema.parse({ ...spec, mode: "append" }));
+    expect(append.children[0]!.parent).toBeUndefined();
+    expect(append.children[0]!.description).toMatch(/no foreign key/);
+  });
 });
 
 describe("the generated row builder", () => {

@@ -37,6 +37,7 @@ const def = (name: string, unique = true): TableDef => ({
     { name: "j", type: "json" },
     { name: "b", type: "boolean" },
     { name: "n", type: "number" },
+    { name: "m", type: "decimal" },
     { name: "big", type: "integer" },
     { name: "d", type: "date" },
     { name: "ts", type: "timestamp" },
@@ -46,17 +47,20 @@ const def = (name: string, unique = true): TableDef => ({
 /** One row per tricky text, with tricky values in every other type, and a row of NULLs. */
 function trickyRows(): Record<string, unknown>[] {
   const numbers = [0.1, -1.5e-10, 1e21, 123456.789, 0, -7];
+  // Money as a decimal keeps every digit it was given, cents and tiny fractions alike.
+  const money = [19.99, 0.01, 1234567.89, -0.3, 1e-7, 100];
   const rows: Record<string, unknown>[] = TEXTS.map((t, i) => ({
     id: i + 1,
     t,
     j: i % 3 === 0 ? { s: t, n: i, list: [t, null, true, 2.5], nested: { 'k,"': t } } : i % 3 === 1 ? [t] : t,
     b: i % 2 === 0,
     n: numbers[i % numbers.length],
+    m: money[i % money.length],
     big: i % 2 ? 9_007_199_254_740_991 : -42,
     d: `2024-02-${String((i % 28) + 1).padStart(2, "0")}`,
     ts: new Date(Date.UTC(2024, 1, 29, 23, 59, 58, i)).toISOString(),
   }));
-  rows.push({ id: 100, t: null, j: null, b: null, n: null, big: null, d: null, ts: null });
+  rows.push({ id: 100, t: null, j: null, b: null, n: null, m: null, big: null, d: null, ts: null });
   return rows;
 }
 
