@@ -115,6 +115,14 @@ export interface WarehouseAdapter {
 
   /** Names of the tables and views, without the database's and Kysely's own, in name order. */
   listTables(db: Kysely<AnyDB>): Promise<string[]>;
+  /**
+   * The tables of the warehouse's schema that `query` (one read) would read, through views too,
+   * as the database plans it: `read` runs a read-only statement (the caller's read path).
+   */
+  tablesRead(
+    query: string,
+    read: (statement: string) => Promise<Record<string, unknown>[]>,
+  ): Promise<string[]>;
   /** Every table's columns and every index, in the schema tables live in. */
   readCatalog(db: Kysely<AnyDB>): Promise<Catalog>;
   /** A table's (or view's) columns in their order; none when it does not exist. */

@@ -1,6 +1,7 @@
 import type { Warehouse } from "../../connectors/warehouse/open.js";
 import type { ReadMeasure } from "../../connectors/warehouse/read-cap.js";
 import { listTables } from "../../connectors/warehouse/tables.js";
+import { ValidationError } from "../../core/errors.js";
 import type { ColumnType } from "../../schema/table.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import { readWarehouse } from "../define/warehouse-reads.js";
@@ -12,9 +13,27 @@ export interface ColumnInfo {
   type: ColumnType | undefined;
 }
 
+/** Whether a table is the toolkit's own (its ledger, store and bookkeeping): not shown to agents. */
+const isToolkitTable = (t: string) => t.startsWith("skillsync_") || t.startsWith("kysely_");
+
 /** User tables and views (the toolkit's own skillsync_* tables are not for reading through here). */
 export async function userTables(w: Warehouse): Promise<string[]> {
-  return (await listTables(w)).filter((t) => !t.startsWith("skillsync_"));
+  return (await listTables(w)).filter((t) => !isToolkitTable(t));
+}
+
+/**
+ * The toolkit's own tables a statement would read, directly or through a view, as the database
+ * plans it (through the read path). None for an EXPLAIN, which returns no rows of any table, nor
+ * for a statement the database cannot plan: running it says why.
+ */
+export async function toolkitTablesRead(w: Warehouse, text: string): Promise<string[]> {
+  if (/^\s*explain\b/i.test(text)) return [];
+  try {
+    return (await w.adapter.tablesRead(text, (s) => readWarehouse(w, s))).filter(isToolkitTable);
+  } catch (err) {
+    if (err instanceof ValidationError) return [];
+    throw err;
+  }
 }
 
 /**

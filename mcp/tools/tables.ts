@@ -9,7 +9,7 @@ import {
 } from "../../engine/publish/answer-bounds.js";
 import { describeTable, type TableDescription } from "../../engine/publish/describe-table.js";
 import { readOnlyQuery } from "../../engine/publish/query.js";
-import { countRows, tableColumns, userTables } from "../../engine/publish/read-table.js";
+import { countRows, tableColumns, toolkitTablesRead, userTables } from "../../engine/publish/read-table.js";
 import { COLUMN_TYPES } from "../../schema/table.js";
 import type { ToolContext } from "../context.js";
 import { answer } from "../reply.js";
@@ -86,7 +86,25 @@ function readOnlyRefusal(ctx: ToolContext, err: unknown): never {
   );
 }
 
+/**
+ * The toolkit's own tables are for `runs` and `budget`, not for `query`, as `list_tables` does not
+ * show them: told from the database's plan of the statement (views included), not from its text.
+ * This keeps agents on the tables they were shown; those tables hold nothing secret, and what
+ * keeps the warehouse safe is the read path's role and limits (docs/read-only.md).
+ */
+async function refuseToolkitReads(ctx: ToolContext, text: string): Promise<void> {
+  const read = await ctx.exclusive(() => toolkitTablesRead(ctx.warehouse, text));
+  if (!read.length) return;
+  throw new ValidationError("query", [
+    {
+      path: ["sql"],
+      message: `reads the toolkit's own ${read.join(", ")}, which list_tables does not show: query the tables list_tables gives; runs, loads and credits come from the runs and budget tools`,
+    },
+  ]);
+}
+
 async function query(ctx: ToolContext, text: string, maxRows: number) {
+  await refuseToolkitReads(ctx, text);
   // Through the one read-only path: its first check refuses what cannot be a single read.
   const r = await ctx
     .exclusive(() => readOnlyQuery(ctx.warehouse, text, { maxRows, ...ANSWER_BOUNDS }))

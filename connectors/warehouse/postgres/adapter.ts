@@ -74,6 +74,26 @@ export function postgresAdapter(schema: string | undefined): WarehouseAdapter {
       return r.rows.map((x) => x.name);
     },
 
+    // The plan names every relation it scans, views expanded, with its schema.
+    async tablesRead(query, read) {
+      const [row] = await read(`explain (verbose, format json) ${query}`);
+      const cell = row ? Object.values(row)[0] : undefined;
+      const plan: unknown = typeof cell === "string" ? JSON.parse(cell) : cell;
+      const out = new Set<string>();
+      const walk = (node: unknown): void => {
+        if (Array.isArray(node)) for (const n of node) walk(n);
+        else if (node && typeof node === "object") {
+          const r = node as Record<string, unknown>;
+          if (typeof r["Relation Name"] === "string" && r["Schema"] === (schema ?? "public")) {
+            out.add(r["Relation Name"]);
+          }
+          for (const v of Object.values(r)) walk(v);
+        }
+      };
+      walk(plan);
+      return [...out];
+    },
+
     async readCatalog(db) {
       const columns = new Map<string, Set<string>>();
       const cols = await sql<{ t: string; c: string }>`

@@ -64,6 +64,21 @@ const SQLITE: Omit<WarehouseAdapter, "synchronous"> = {
     return r.rows.map((x) => x.name);
   },
 
+  // The program SQLite compiles opens every b-tree it reads by its root page, views expanded.
+  async tablesRead(query, read) {
+    const program = await read(`explain ${query}`);
+    const opens = new Set(
+      program
+        .filter(
+          (op) => (op["opcode"] === "OpenRead" || op["opcode"] === "ReopenIdx") && Number(op["p3"]) === 0,
+        )
+        .map((op) => Number(op["p2"])),
+    );
+    if (!opens.size) return [];
+    const objects = await read("select tbl_name as t, rootpage as p from sqlite_schema where rootpage > 0");
+    return [...new Set(objects.filter((o) => opens.has(Number(o["p"]))).map((o) => String(o["t"])))];
+  },
+
   async readCatalog(db) {
     const columns = new Map<string, Set<string>>();
     const cols = await sql<{ t: string; c: string }>`
