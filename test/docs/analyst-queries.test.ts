@@ -37,7 +37,16 @@ function questionsOf(markdown: string): Question[] {
   return out;
 }
 
-const questions = questionsOf(readFileSync(PAGE, "utf8"));
+const page = readFileSync(PAGE, "utf8");
+const questions = questionsOf(page);
+/** The tables the model's mermaid diagram relates (`a ||--o{ b : "…"`). */
+const diagramTables = [
+  ...new Set(
+    [...(page.split("```mermaid")[1]?.split("```")[0] ?? "").matchAll(/^\s+(\w+) \S+ (\w+) :/gm)].flatMap(
+      (m) => [m[1]!, m[2]!],
+    ),
+  ),
+];
 
 describe("docs/analysts.md", () => {
   it("answers at least 12 questions, four of them about change, each with a sentence and one query", () => {
@@ -64,6 +73,12 @@ describe.each(WAREHOUSE_KINDS)("docs/analysts.md queries on %s", (kind) => {
         const run = await cli(["run", ...args, "--db", db], env);
         expect(run.code, run.err).toBe(0);
       }
+
+      // The model's diagram names tables these loads made.
+      const tables = await cli(["tables", "--db", db, "--json"]);
+      const have = new Set((JSON.parse(tables.out) as { table: string }[]).map((t) => t.table));
+      expect(diagramTables.length).toBeGreaterThan(10);
+      for (const t of diagramTables) expect(have.has(t), `${t} in the diagram`).toBe(true);
 
       for (const q of questions) {
         const r = await cli(["sql", q.sql[0]!, "--db", db, "--json"]);
