@@ -8,7 +8,7 @@ export default defineConfig({
     // The main suite's kill trials (`*.kill.test.ts`) run here, one file at a time.
     include: ["test/reliability/**/*.test.ts", "test/**/*.kill.test.ts"],
     globalSetup: ["test/reliability/global-setup.ts"],
-    setupFiles: ["test/reliability/setup.ts"],
+    setupFiles: ["test/setup.ts", "test/reliability/setup.ts"],
     testTimeout: 600_000,
     hookTimeout: 120_000,
     pool: "forks",

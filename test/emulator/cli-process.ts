@@ -1,18 +1,15 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { afterEach } from "vitest";
+import { spawn } from "node:child_process";
+import { afterTest } from "../helpers/after-test.js";
 import { nodeEntry } from "../helpers/node-entry.js";
-
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
-});
 
 /** `skillsync …` as a real process (killed after the test): its output, exit and a wait for a line. */
 export function runCli(args: string[]) {
   const child = spawn(process.execPath, [...nodeEntry("cli/run.ts"), ...args], {
     stdio: ["ignore", "pipe", "pipe"],
   });
-  children.push(child);
+  afterTest(() => {
+    if (child.exitCode === null) child.kill("SIGKILL");
+  });
   let out = "";
   let err = "";
   child.stdout?.on("data", (d: Buffer) => {

@@ -1,12 +1,6 @@
-import { afterEach } from "vitest";
 import { SkillClient } from "../../connectors/skill-api/client.js";
 import { DEMO_KEY, type Emulator, type EmulatorOptions, startEmulator } from "../../emulator/index.js";
-
-const open: (() => Promise<void>)[] = [];
-
-afterEach(async () => {
-  for (const close of open.splice(0).reverse()) await close().catch(() => {});
-});
+import { afterTest } from "./after-test.js";
 
 /** The emulator on an ephemeral loopback port and a client for it; both closed after the test. */
 export async function emulatorWithClient(
@@ -14,9 +8,9 @@ export async function emulatorWithClient(
   client: ConstructorParameters<typeof SkillClient>[0] = {},
 ): Promise<{ emulator: Emulator; client: SkillClient }> {
   const emulator = await startEmulator({ port: 0, host: "127.0.0.1", ...options });
-  open.push(() => emulator.stop());
+  afterTest(() => emulator.stop());
   const c = new SkillClient({ baseUrl: emulator.url, apiKey: DEMO_KEY, retryBaseDelayMs: 10, ...client });
-  open.push(() => c.close());
+  afterTest(() => c.close());
   return { emulator, client: c };
 }
 

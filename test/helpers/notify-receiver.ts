@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { Socket } from "node:net";
-import { afterEach } from "vitest";
 import { type NotifyTarget, notifyTarget } from "../../engine/notify/config.js";
+import { afterTest } from "./after-test.js";
 
 export interface Received {
   id: string;
@@ -12,11 +12,6 @@ export interface Received {
 
 /** How the receiver answers: 200, 200 after `state.delayMs`, an error status, or never (hangs). */
 export type Mode = "ok" | "slow" | "500" | "hang";
-
-const open: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of open.splice(0)) await close().catch(() => {});
-});
 
 /**
  * A webhook receiver on loopback (node:http on 127.0.0.1): records every POST it answers 200
@@ -63,7 +58,7 @@ export async function startReceiver(mode: Mode = "ok") {
       for (const s of sockets) s.destroy();
       server.close(() => resolve());
     });
-  open.push(close);
+  afterTest(close);
   return {
     url,
     received,

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { afterEach, onTestFailed } from "vitest";
 import { dropReaderRole } from "../../connectors/warehouse/postgres/reader.js";
+import { afterTest } from "./after-test.js";
 
 /** The real Postgres server of the machine (CI sets it); without it Postgres tests are skipped, visibly. */
 export const PG_URL = process.env["SKILLSYNC_TEST_POSTGRES_URL"];
@@ -26,33 +26,20 @@ export function unavailable(kind: WarehouseKind): boolean {
   return kind === "postgres" && !PG_URL;
 }
 
-const cleanups: (() => Promise<void>)[] = [];
-let keep = false;
-
-afterEach(async () => {
-  const list = cleanups.splice(0);
-  if (keep) {
-    keep = false;
-    return;
-  }
-  for (const c of list) await c().catch(() => {});
-});
-
 /**
  * A fresh, empty warehouse URL for one test: a SQLite file in a temp folder, or a Postgres schema
  * of its own. Dropped after the test — kept when the test failed, so it can be inspected.
  */
+const KEEP = { keepOnFailure: true };
+
 export function freshWarehouseUrl(kind: WarehouseKind): string {
-  onTestFailed(() => {
-    keep = true;
-  });
   if (kind === "sqlite") {
     const dir = mkdtempSync(join(tmpdir(), "skillsync-test-"));
-    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    afterTest(() => rmSync(dir, { recursive: true, force: true }), KEEP);
     return join(dir, "warehouse.db");
   }
   const schema = `t_${randomBytes(6).toString("hex")}`;
-  cleanups.push(async () => {
+  afterTest(async () => {
     const c = new pg.Client({ connectionString: PG_URL });
     await c.connect();
     try {
@@ -63,7 +50,7 @@ export function freshWarehouseUrl(kind: WarehouseKind): string {
     } finally {
       await c.end();
     }
-  });
+  }, KEEP);
   const sep = PG_URL!.includes("?") ? "&" : "?";
   return `${PG_URL}${sep}schema=${schema}`;
 }

@@ -1,13 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { afterEach } from "vitest";
+import { afterTest } from "../helpers/after-test.js";
 import { nodeEntry } from "../helpers/node-entry.js";
-
-const open: (() => Promise<void>)[] = [];
-
-afterEach(async () => {
-  for (const close of open.splice(0).reverse()) await close().catch(() => {});
-});
 
 export interface McpSession {
   client: Client;
@@ -40,7 +34,7 @@ export async function startMcp(args: string[], env: Record<string, string>): Pro
   });
   const client = new Client({ name: "skillsync-test", version: "1.0.0" });
   await client.connect(transport);
-  open.push(() => client.close());
+  afterTest(() => client.close());
   let transcript = "";
   return {
     client,

@@ -1,24 +1,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach } from "vitest";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
 import { loadSchedules, type ScheduledPipeline } from "../../scheduler/load.js";
 import { type Scheduler, type SchedulerOptions, startScheduler } from "../../scheduler/scheduler.js";
-
-const dirs: string[] = [];
-const schedulers: Scheduler[] = [];
-const warehouses: Warehouse[] = [];
-
-afterEach(async () => {
-  for (const s of schedulers.splice(0)) await s.stop(0).catch(() => {});
-  for (const w of warehouses.splice(0)) await w.close().catch(() => {});
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+import { afterTest } from "../helpers/after-test.js";
 
 export function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "skillsync-sched-"));
-  dirs.push(dir);
+  afterTest(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
@@ -62,7 +52,7 @@ ${o.schedule ?? ""}`,
 
 export async function openTracked(url: string): Promise<Warehouse> {
   const w = await openWarehouse(url);
-  warehouses.push(w);
+  afterTest(() => w.close());
   return w;
 }
 
@@ -73,7 +63,7 @@ export async function startTracked(
   const lines: string[] = [];
   const schedules = loadSchedules(o.files);
   const scheduler = await startScheduler({ ...o, schedules, log: (l) => lines.push(l) });
-  schedulers.push(scheduler);
+  afterTest(() => scheduler.stop(0));
   return { scheduler, lines, schedules };
 }
 

@@ -1,17 +1,12 @@
 import { connect, type Socket } from "node:net";
-import { afterEach } from "vitest";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
 import type { EmulatorOptions } from "../../emulator/index.js";
 import { type ServerOptions, type SkillsyncServer, signedHeaders, startServer } from "../../server/index.js";
+import { afterTest } from "../helpers/after-test.js";
 import { emulatorWithClient } from "../helpers/emulator.js";
 import { freshWarehouseUrl, type WarehouseKind } from "../helpers/warehouses.js";
 
 export const SECRET = "test-server-secret-0123456789abcdef-XYZ";
-
-const open: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of open.splice(0).reverse()) await close().catch(() => {});
-});
 
 export interface TestServer {
   server: SkillsyncServer;
@@ -42,7 +37,7 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const { emulator, client } = await emulatorWithClient(emulatorOptions);
   const warehouse = await openWarehouse(freshWarehouseUrl(kind));
-  open.push(() => warehouse.close());
+  afterTest(() => warehouse.close());
   const logs: string[] = [];
   const server = await startServer({
     secret: SECRET,
@@ -54,7 +49,7 @@ export async function startTestServer(
     log: (l) => logs.push(l),
     ...options,
   });
-  open.push(() => server.close());
+  afterTest(() => server.close());
   return {
     server,
     warehouse,
@@ -113,7 +108,7 @@ export interface RawConnection {
 /** Opens a raw connection to `port` on loopback, resolved once connected. */
 export function rawConnection(port: number): Promise<RawConnection> {
   const socket = connect(port, "127.0.0.1");
-  open.push(async () => void socket.destroy());
+  afterTest(async () => void socket.destroy());
   const start = performance.now();
   let text = "";
   let error: string | undefined;

@@ -1,13 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { afterEach, onTestFailed } from "vitest";
+import { onTestFailed } from "vitest";
+import { afterTest } from "../../helpers/after-test.js";
 import { DEMO_KEY } from "../../helpers/emulator.js";
 import { nodeEntry } from "../../helpers/node-entry.js";
-
-const started: ChildProcess[] = [];
-
-afterEach(() => {
-  for (const c of started.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
-});
 
 export interface CliProcess {
   child: ChildProcess;
@@ -24,7 +19,9 @@ export function cliProcess(args: string[], apiUrl: string, env: Record<string, s
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, SKILL_API_BASE_URL: apiUrl, SKILL_API_KEY: DEMO_KEY, DATABASE_URL: "", ...env },
   });
-  started.push(child);
+  afterTest(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  });
   let out = "";
   // A failed test shows what each process said.
   onTestFailed(() => {
