@@ -45,7 +45,7 @@ const PARQUET_TYPES: Record<string, string> = {
   item_index: "BIGINT",
   observed_at: "TIMESTAMP WITH TIME ZONE",
   position: "BIGINT",
-  price: "DECIMAL(38,10)",
+  price: "DECIMAL(18,6)",
   rating: "DOUBLE",
   sponsored: "BOOLEAN",
   available_date: "DATE",
@@ -133,7 +133,7 @@ describe.each(WAREHOUSE_KINDS)("skillsync export on %s", (kind) => {
         { name: "n", type: "BIGINT" },
         { name: "j", type: "VARCHAR" },
         // A numeric result on Postgres is a decimal; SQLite's computed column is typed by its values.
-        { name: "top", type: kind === "postgres" ? "DECIMAL(38,10)" : "DOUBLE" },
+        { name: "top", type: kind === "postgres" ? "DECIMAL(18,6)" : "DOUBLE" },
       ]);
       expect(JSON.parse(String(qb.rows[0]!["j"]))).toEqual({ k: "usb hub" });
       expect(Number(qb.rows[0]!["n"])).toBe(rows);

@@ -77,25 +77,25 @@ describe("row files", () => {
     expect(Object.values(back.rows[2]!).every((v) => v === null)).toBe(true);
   });
 
-  it("Parquet carries decimals as DECIMAL(38,10), made from their digits, not through a double", async () => {
+  it("Parquet carries decimals as DECIMAL(18,6), made from their digits, not through a double", async () => {
     const dir = mkdtempSync(join(tmpdir(), "skillsync-rowfile-"));
     const path = join(dir, "m.parquet");
     const w = await openRowFile("parquet", path, [{ name: "m", type: "decimal" }]);
-    await w.write([[19.99], [1e-7], ["1234567.89"], [0.1], [null]]);
+    await w.write([[19.99], [1e-6], ["1234567.89"], [0.1], [null]]);
     await w.finish();
     const back = await duck(
       `select m, cast(m as varchar) as text, sum(m) over () as total from read_parquet('${path}')`,
     );
-    expect(back.types[0]).toBe("DECIMAL(38,10)");
+    expect(back.types[0]).toBe("DECIMAL(18,6)");
     expect(back.rows.map((r) => r["text"])).toEqual([
-      "19.9900000000",
-      "0.0000001000",
-      "1234567.8900000000",
-      "0.1000000000",
+      "19.990000",
+      "0.000001",
+      "1234567.890000",
+      "0.100000",
       null,
     ]);
     // Exact sums, as the warehouse's numeric gives them.
-    expect(String(back.rows[0]!["total"])).toBe("1234587.9800001000");
+    expect(String(back.rows[0]!["total"])).toBe("1234587.980001");
   });
 
   it("an empty Parquet file still has its columns; abort leaves nothing", async () => {
