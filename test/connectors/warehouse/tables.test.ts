@@ -258,5 +258,16 @@ describe.skipIf(unavailable("postgres"))("foreign keys and comments on postgres"
       await w2.close();
     }
     expect((await comments()).get("parts.price")).toBe("Price in euros.");
+    // A description is text, whatever it holds: quotes and SQL in it are kept as written.
+    const hostile = `Price's "unit" \\ '; drop table parts; --`;
+    const w3 = await openWarehouse(freshUrl);
+    try {
+      const edited = yaml("merge").replace("Price in USD.", JSON.stringify(hostile));
+      await ensureTable(w3, compileMapping(pipelineFrom(edited).records).table);
+    } finally {
+      await w3.close();
+    }
+    expect((await comments()).get("parts.price")).toBe(hostile);
+    expect((await rows(w, "select count(*) as n from parts"))[0]).toBeDefined();
   });
 });
