@@ -20,6 +20,7 @@ import {
   recentWarehouseRuns,
   warehouseRunView,
 } from "../engine/publish/run-and-pipeline-views.js";
+import { planPipelines } from "../engine/run/plan.js";
 import { preflight } from "../engine/run/preflight.js";
 import type { ColumnType } from "../schema/table.js";
 import { budgetStatus } from "../store/budget-status.js";
@@ -63,7 +64,8 @@ function parse<T>(schema: z.ZodType<T>, value: unknown, source: string): T {
 }
 
 /** POST /runs: everything is checked before the run is queued; the answer comes at once. */
-export function postRun(ctx: RouteContext, body: string): Reply {
+/** A POST /runs (or /plan) body checked: its pipeline, params and ceiling; a Reply when it is not JSON. */
+function runRequest(ctx: RouteContext, body: string) {
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -89,8 +91,42 @@ export function postRun(ctx: RouteContext, body: string): Reply {
   const params = paramLists(req.params);
   // The requests the run would make from these params are checked now: a bad one is a 400, not a failed run.
   preflight([pipeline], [resolveParams(pipeline.params, params, "params")], ctx.prices, ctx.prepare);
-  const job = ctx.queue.submit(pipeline, params, maxCredits);
-  return reply(202, { runId: job.id, status: job.status, pipeline: job.pipeline, maxCredits });
+  return { pipeline, params, maxCredits };
+}
+
+export function postRun(ctx: RouteContext, body: string): Reply {
+  const req = runRequest(ctx, body);
+  if ("status" in req) return req;
+  const job = ctx.queue.submit(req.pipeline, req.params, req.maxCredits);
+  return reply(202, {
+    runId: job.id,
+    status: job.status,
+    pipeline: job.pipeline,
+    maxCredits: req.maxCredits,
+  });
+}
+
+/**
+ * POST /plan: what POST /runs with the same body would cost — calls, calls the store answers,
+ * credits for the first pages and at most — and whether its ceiling is below that "at most".
+ * Sends nothing and spends nothing (engine/run/plan.ts, as `skillsync plan` and MCP `plan`).
+ */
+export async function postPlan(ctx: RouteContext, body: string): Promise<Reply> {
+  const req = runRequest(ctx, body);
+  if ("status" in req) return req;
+  const plan = await planPipelines({
+    warehouse: ctx.warehouse,
+    pipelines: [req.pipeline],
+    params: req.params,
+    prices: ctx.prices,
+    prepare: ctx.prepare,
+  });
+  return reply(200, {
+    ...plan,
+    maxCredits: req.maxCredits,
+    ceilingBelowAtMost: req.maxCredits < plan.creditsAtMost,
+    note: "nothing was sent",
+  });
 }
 
 export async function getRun(ctx: RouteContext, id: string): Promise<Reply> {

@@ -109,6 +109,9 @@ async function route(ctx: routes.RouteContext, method: string, url: URL, body: s
     case "budget":
       if (id === undefined) return want("GET") ?? routes.budget(ctx);
       break;
+    case "plan":
+      if (id === undefined) return want("POST") ?? routes.postPlan(ctx, body);
+      break;
   }
   return errorReply(404, "NOT_FOUND", `no endpoint ${url.pathname}`);
 }
@@ -118,7 +121,7 @@ async function route(ctx: routes.RouteContext, method: string, url: URL, body: s
  *
  * @example
  * const server = await startServer({ secret, warehouse, client: new SkillClient(), maxCredits: 100, port: 8787 });
- * // GET /pipelines, POST /runs, GET /runs/:id, GET /tables/:name, GET /budget (all signed)
+ * // GET /pipelines, POST /runs, GET /runs/:id, GET /tables/:name, GET /budget, POST /plan (all signed)
  * await server.close();
  */
 export async function startServer(o: ServerOptions): Promise<SkillsyncServer> {
