@@ -4,6 +4,7 @@ import type { Warehouse } from "../../connectors/warehouse/open.js";
 import { loadPipeline } from "../../engine/define/pipeline-file.js";
 import { readChanges } from "../../engine/publish/changes.js";
 import { readOnlyQuery } from "../../engine/publish/query.js";
+import { isToolkitTable } from "../../engine/publish/read-table.js";
 import { type RunSummary, runPipelines } from "../../engine/run/runner.js";
 import { loadsOfRun } from "../../store/loads.js";
 import { dbOption, withWarehouse } from "../context.js";
@@ -73,9 +74,7 @@ async function demo(flags: { db?: string; changes?: boolean }): Promise<void> {
 async function firstDemo(ctx: DemoContext, emulator: Emulator): Promise<void> {
   printRuns(await loadDemo(ctx, { q: [DEMO_QUERY], pages: [DEMO_PAGES] }, false));
   printLine("");
-  printTable(
-    (await tableCounts(ctx.warehouse)).filter((t) => !t.table.startsWith("skillsync_") && t.rows > 0),
-  );
+  printTable((await tableCounts(ctx.warehouse)).filter((t) => !isToolkitTable(t.table) && t.rows > 0));
   printCredits(emulator);
   printLine('try these (npx skillsync sql "…", or sqlite3 on the file):');
   for (const q of DEMO_QUERIES) printLine(`  ${q}`);

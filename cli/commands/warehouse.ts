@@ -5,6 +5,7 @@ import { listTables } from "../../connectors/warehouse/tables.js";
 import { ValidationError } from "../../core/errors.js";
 import { loadPipeline } from "../../engine/define/pipeline-file.js";
 import { readOnlyQuery } from "../../engine/publish/query.js";
+import { isToolkitTable } from "../../engine/publish/read-table.js";
 import { tablesMadeBy } from "../../engine/run/make-tables.js";
 import { makeTables } from "../../engine/run/runner.js";
 import { migrateToLatest } from "../../store/migrate.js";
@@ -86,7 +87,7 @@ export function registerWarehouseCommands(program: Command): void {
         dbOption(flags),
         async (w) => {
           await migrateToLatest(w);
-          const rows = (await tableCounts(w)).filter((t) => flags.all || !t.table.startsWith("skillsync_"));
+          const rows = (await tableCounts(w)).filter((t) => flags.all || !isToolkitTable(t.table));
           if (flags.json) printJson(rows);
           else printTable(rows);
         },

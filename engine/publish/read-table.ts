@@ -14,7 +14,7 @@ export interface ColumnInfo {
 }
 
 /** Whether a table is the toolkit's own (its ledger, store and bookkeeping): not shown to agents. */
-const isToolkitTable = (t: string) => t.startsWith("skillsync_") || t.startsWith("kysely_");
+export const isToolkitTable = (t: string) => t.startsWith("skillsync_") || t.startsWith("kysely_");
 
 /** User tables and views (the toolkit's own skillsync_* tables are not for reading through here). */
 export async function userTables(w: Warehouse): Promise<string[]> {
