@@ -19,7 +19,10 @@ export function registerChangesCommand(program: Command): void {
     )
     .argument("<table>", "a history table, e.g. patent_legal_status")
     .option("--db <url>", "warehouse URL")
-    .option("--since <date|load>", "changes from a date (YYYY-MM-DD) on, or made by loads after this load id")
+    .option(
+      "--since <last|date|load>",
+      "last: the changes the table's latest load made; a date (YYYY-MM-DD): changes from then on; a load id: changes made by later loads",
+    )
     .option("--key <column=value>", "only this key (repeat for a key of several columns)", collect)
     .option("--json", "print JSON (as --format json)")
     .addOption(new Option("--format <format>", "how to print the changes").choices(["table", "csv", "json"]))
@@ -31,14 +34,18 @@ export function registerChangesCommand(program: Command): void {
           const format = flags.format ?? (flags.json ? "json" : "table");
           if (format === "json") return printJson(rows);
           if (format === "csv") return printCsv(rows);
-          if (!rows.length)
-            return printLine(`no changes in ${table}${flags.since ? ` since ${flags.since}` : ""}`);
+          if (!rows.length) return printLine(`no changes in ${table}${sinceText(flags.since)}`);
           printTable(rows.map(forReading));
           printLine(`${rows.length} change(s)`);
         },
         { existing: true, readUrl: flags.readDb },
       ),
     );
+}
+
+function sinceText(since: string | undefined): string {
+  if (since === undefined) return "";
+  return since === "last" ? " made by its latest load" : ` since ${since}`;
 }
 
 function keysOf(flags: string[]): Record<string, string> {
