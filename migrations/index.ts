@@ -15,6 +15,7 @@ import { windowTables } from "./012_windows.js";
 import { outboxTable } from "./013_outbox.js";
 import { rateLimitTables } from "./014_rate_limits.js";
 import { exportTables } from "./015_exports.js";
+import { sheetScheduleTable } from "./016_sheet_schedules.js";
 
 /**
  * The numbered migrations, in order. Names never change once released; new ones are appended.
@@ -37,5 +38,6 @@ export function allMigrations(adapter: WarehouseAdapter): Record<string, Migrati
     "013_outbox": outboxTable(adapter),
     "014_rate_limits": rateLimitTables(adapter),
     "015_exports": exportTables(adapter),
+    "016_sheet_schedules": sheetScheduleTable(adapter),
   };
 }

@@ -6,6 +6,7 @@ import { type ParamValue, resolveParams } from "../engine/define/params.js";
 import { type LoadedPipeline, loadPipeline } from "../engine/define/pipeline-file.js";
 import { type NotifyTarget, notifyFromFile } from "../engine/notify/config.js";
 import type { ScheduleSpec } from "../schema/schedule.js";
+import { type SheetSchedule, sheetScheduleKey } from "../store/sheet-schedules.js";
 
 /** A pipeline with its `schedule:` block, ready for the scheduler. */
 export interface ScheduledPipeline {
@@ -13,7 +14,17 @@ export interface ScheduledPipeline {
   schedule: ScheduleSpec;
   /** The webhook of its `schedule.notify`, its URL read from the variable it names. */
   notify?: NotifyTarget[] | undefined;
+  /** A schedule made from a spreadsheet (`POST /schedules`): the tab each run's rows refresh. */
+  sheet?: SheetSchedule | undefined;
 }
+
+/** The name a schedule's ticks, run slot and state are kept under: its pipeline's, or `sheet:<id>`. */
+export const scheduleKey = (sp: ScheduledPipeline): string =>
+  sp.sheet ? sheetScheduleKey(sp.sheet.id) : sp.pipeline.name;
+
+/** How a schedule is named in the log: its pipeline, and the tab a sheet schedule refreshes. */
+export const scheduleLabel = (sp: ScheduledPipeline): string =>
+  sp.sheet ? `${sp.pipeline.name} → tab "${sp.sheet.tab}" (${sp.sheet.id})` : sp.pipeline.name;
 
 /** Where the scheduler looks when no file or folder is named. */
 export const DEFAULT_SCHEDULE_DIR = "pipelines";

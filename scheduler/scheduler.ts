@@ -1,18 +1,19 @@
 import { hostname } from "node:os";
 import cron, { type ScheduledTask, type TaskContext } from "node-cron";
+import type { SheetsConnector } from "../connectors/sheets/connector.js";
 import type { Warehouse } from "../connectors/warehouse/open.js";
 import { type Log, silentLog } from "../core/log.js";
 import type { SheetReader } from "../engine/define/inputs.js";
 import type { PriceTable } from "../engine/define/prices.js";
 import type { NotifyTarget } from "../engine/notify/config.js";
 import type { RunPipelines, SkillCaller } from "../engine/run/runner.js";
+import { crontabParts } from "../schema/crontab.js";
+import { formatInZone, pastTicks } from "../schema/schedule-times.js";
 import { migrateToLatest } from "../store/migrate.js";
 import { advanceChecked, claimTick, ensureStates, type Owner, readState } from "../store/schedule-state.js";
-import { crontabParts } from "./crontab.js";
-import type { ScheduledPipeline } from "./load.js";
+import { type ScheduledPipeline, scheduleKey, scheduleLabel } from "./load.js";
 import { type InFlightTick, interruptLeftovers, settleWithin } from "./shutdown.js";
 import { notifyOf, runTick, type TickContext, type TickOutcome } from "./tick.js";
-import { formatInZone, pastTicks } from "./times.js";
 
 export interface SchedulerOptions {
   warehouse: Warehouse;
@@ -22,6 +23,8 @@ export interface SchedulerOptions {
   log?: Log | undefined;
   prices?: PriceTable | undefined;
   sheet?: SheetReader | undefined;
+  /** Where sheet schedules push their rows and notes (undefined: Google Sheets is not configured). */
+  sheets?: SheetsConnector | undefined;
   afterRun?: TickContext["afterRun"];
   /** Runs each tick's pipeline (default in this process; `--workers`: the workers make the calls). */
   run?: RunPipelines | undefined;
@@ -33,6 +36,7 @@ export interface SchedulerOptions {
 
 interface TickRecord {
   pipeline: string;
+  key: string;
   tickAt: Date;
   outcome: TickOutcome;
 }
@@ -45,7 +49,12 @@ interface StopSummary {
 }
 
 export interface Scheduler {
+  /** The schedules it fires now (those added later included, those removed left out). */
   readonly schedules: ScheduledPipeline[];
+  /** Starts firing one more schedule (a sheet schedule made while running); its ticks count from now. */
+  add(sp: ScheduledPipeline): Promise<void>;
+  /** Stops firing a schedule, by its key (scheduleKey); a run of it already going goes on. */
+  remove(key: string): Promise<void>;
   /** What this scheduler did with each tick it saw (taken: another scheduler claimed it). */
   readonly ticks: readonly TickRecord[];
   /** Runs going now. */
@@ -88,24 +97,26 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
     log,
     prices: o.prices,
     sheet: o.sheet,
+    sheets: o.sheets,
     afterRun: o.afterRun,
     run: o.run,
     notify: o.notify,
   };
   const inFlight = new Map<Promise<void>, InFlightTick>();
   const ticks: TickRecord[] = [];
-  const tasks: ScheduledTask[] = [];
+  const tasks = new Map<string, ScheduledTask[]>();
+  const schedules = [...o.schedules];
   let stopping = false;
 
   const launch = (sp: ScheduledPipeline, tickAt: Date, status: "fired" | "caught-up") => {
     if (stopping) return;
     const p: Promise<void> = runTick(ctx, sp, tickAt, status)
       .then((outcome) => {
-        ticks.push({ pipeline: sp.pipeline.name, tickAt, outcome });
+        ticks.push({ pipeline: sp.pipeline.name, key: scheduleKey(sp), tickAt, outcome });
       })
       .catch((err: unknown) => {
         if (!stopping)
-          log(`${sp.pipeline.name}: tick ${tickAt.toISOString()} failed: ${String(err)}`, {
+          log(`${scheduleLabel(sp)}: tick ${tickAt.toISOString()} failed: ${String(err)}`, {
             event: "schedule.tick.failed",
             level: "error",
             pipeline: sp.pipeline.name,
@@ -113,14 +124,16 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
           });
       })
       .finally(() => inFlight.delete(p));
-    inFlight.set(p, { pipeline: sp.pipeline.name, tickAt, maxFailures: sp.schedule.maxFailures });
+    inFlight.set(p, {
+      pipeline: sp.pipeline.name,
+      key: scheduleKey(sp),
+      tickAt,
+      maxFailures: sp.schedule.maxFailures,
+    });
   };
 
   await migrateToLatest(w);
-  await ensureStates(
-    w,
-    o.schedules.map((s) => s.pipeline.name),
-  );
+  await ensureStates(w, schedules.map(scheduleKey));
   const quiet = {
     info() {},
     warn() {},
@@ -136,7 +149,7 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
   ): Promise<ScheduledTask> => {
     const task = cron.createTask(expr, fired, {
       timezone: sp.schedule.timezone,
-      name: `skillsync:${sp.pipeline.name}${i ? `:${i}` : ""}`,
+      name: `skillsync:${scheduleKey(sp)}${i ? `:${i}` : ""}`,
       logger: quiet,
       // A late timer (a busy machine) still fires its tick; node-cron reports only really lost ones.
       missedExecutionTolerance: 30_000,
@@ -146,7 +159,7 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
       void claimTick(
         w,
         {
-          pipeline: sp.pipeline.name,
+          pipeline: scheduleKey(sp),
           tickAt,
           status: "missed",
           owner,
@@ -158,7 +171,7 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
     await task.start();
     return task;
   };
-  for (const sp of o.schedules) {
+  const startTasks = async (sp: ScheduledPipeline): Promise<void> => {
     // Crontab's "day of month OR day of week" is two node-cron tasks; a day matching both fires them
     // both for one instant, launched once.
     let last = 0;
@@ -168,14 +181,17 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
       last = tickAt.getTime();
       launch(sp, tickAt, "fired");
     };
+    const mine: ScheduledTask[] = [];
     for (const [i, part] of crontabParts(sp.schedule.cron).entries())
-      tasks.push(await startTask(sp, part, i, fired));
-  }
+      mine.push(await startTask(sp, part, i, fired));
+    tasks.set(scheduleKey(sp), mine);
+  };
+  for (const sp of schedules) await startTasks(sp);
   const startedAt = new Date();
-  for (const sp of o.schedules) await checkMissed(sp, startedAt);
+  for (const sp of schedules) await checkMissed(sp, startedAt);
 
   async function checkMissed(sp: ScheduledPipeline, now: Date): Promise<void> {
-    const name = sp.pipeline.name;
+    const name = scheduleKey(sp);
     const { cron: expr, timezone } = sp.schedule;
     const state = await readState(w, name);
     if (!state?.checkedAt) return;
@@ -214,13 +230,32 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
 
   let stopped: Promise<StopSummary> | undefined;
   return {
-    schedules: o.schedules,
+    schedules,
     ticks,
     running: () => inFlight.size,
+    async add(sp) {
+      const key = scheduleKey(sp);
+      if (stopping || tasks.has(key)) return;
+      tasks.set(key, []);
+      schedules.push(sp);
+      await ensureStates(w, [key]);
+      await startTasks(sp);
+      await checkMissed(sp, new Date());
+    },
+    async remove(key) {
+      const mine = tasks.get(key);
+      if (!mine) return;
+      tasks.delete(key);
+      schedules.splice(
+        schedules.findIndex((s) => scheduleKey(s) === key),
+        1,
+      );
+      for (const t of mine) await t.destroy();
+    },
     stop(graceMs = 30_000) {
       stopped ??= (async () => {
         stopping = true;
-        for (const t of tasks) await t.destroy();
+        for (const t of [...tasks.values()].flat()) await t.destroy();
         const going = inFlight.size;
         soft.abort();
         let forced: string[] = [];
@@ -231,7 +266,7 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
           }
         }
         const now = new Date();
-        for (const sp of o.schedules) await advanceChecked(w, sp.pipeline.name, now);
+        for (const sp of schedules) await advanceChecked(w, scheduleKey(sp), now);
         return { inFlight: going, forced };
       })();
       return stopped;

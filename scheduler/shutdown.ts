@@ -18,6 +18,8 @@ export async function settleWithin(promises: Iterable<Promise<unknown>>, ms: num
 
 export interface InFlightTick {
   pipeline: string;
+  /** Where its tick and slot are kept (scheduleKey). */
+  key: string;
   tickAt: Date;
   maxFailures: number;
 }
@@ -35,14 +37,14 @@ export async function interruptLeftovers(w: Warehouse, me: Owner, ticks: InFligh
   for (const t of ticks) {
     const ids = await interruptOwnRuns(w, me, t.pipeline, LEFT_REASON);
     marked.push(...ids);
-    await updateTick(w, t.pipeline, t.tickAt, {
+    await updateTick(w, t.key, t.tickAt, {
       runId: ids[0] ?? null,
       runStatus: "interrupted",
       note: LEFT_REASON,
       finished: true,
     });
     await finishSlot(w, {
-      pipeline: t.pipeline,
+      pipeline: t.key,
       tickAt: t.tickAt,
       runId: ids[0] ?? null,
       status: "interrupted",

@@ -1,11 +1,17 @@
+import type { SheetsConnector } from "../connectors/sheets/connector.js";
 import type { Warehouse } from "../connectors/warehouse/open.js";
 import type { Log } from "../core/log.js";
 import { redact } from "../core/redact.js";
+import { oneAtATime } from "../core/waiters.js";
 import type { SheetReader } from "../engine/define/inputs.js";
 import { type ParamValue, resolveDate } from "../engine/define/params.js";
 import type { PriceTable } from "../engine/define/prices.js";
 import { type NotifyTarget, uniqueTargets } from "../engine/notify/config.js";
+import { refreshTab } from "../engine/publish/sheet-refresh.js";
 import { type RunPipelines, type RunSummary, runPipelines, type SkillCaller } from "../engine/run/runner.js";
+import { formatInZone, zonedToday } from "../schema/schedule-times.js";
+import { writeEvent } from "../store/outbox.js";
+import { refreshFailedEvent } from "../store/outbox-events.js";
 import {
   acquireSlot,
   advanceChecked,
@@ -16,8 +22,8 @@ import {
   readState,
   updateTick,
 } from "../store/schedule-state.js";
-import { type ScheduledPipeline, scheduleParams } from "./load.js";
-import { formatInZone, zonedToday } from "./times.js";
+import { isLiveSheetSchedule, type SheetSchedule } from "../store/sheet-schedules.js";
+import { type ScheduledPipeline, scheduleKey, scheduleLabel, scheduleParams } from "./load.js";
 
 export interface TickContext {
   warehouse: Warehouse;
@@ -32,6 +38,8 @@ export interface TickContext {
   run?: RunPipelines | undefined;
   /** Webhooks of every scheduled pipeline (`--notify`); each pipeline's own `notify:` adds to them. */
   notify?: readonly NotifyTarget[] | undefined;
+  /** Where sheet schedules push their runs' rows (undefined: Google Sheets is not configured). */
+  sheets?: SheetsConnector | undefined;
   /** After each run (e.g. pushing a pipeline's `sheet:` output); returns lines to log. */
   afterRun?:
     | ((
@@ -67,57 +75,64 @@ export function paramsForTick(sp: ScheduledPipeline, tickAt: Date): Record<strin
   return given;
 }
 
+/** Sheet refreshes of one pipeline in this process go one after another (see runTick). */
+const refreshesOf = oneAtATime();
+
+/**
+ * A sheet schedule's tab after its run: the rows pushed (when the run loaded) and the outcome in the
+ * header note; a tab that could not be written makes the tick `refresh-failed`. What went wrong with
+ * the sheet, or a tick that could not run at all, is told to the webhooks (a run that ran tells them
+ * itself, as `run.failed` or `run.ceiling`).
+ */
+async function refreshSheet(
+  ctx: TickContext,
+  sp: ScheduledPipeline,
+  s: SheetSchedule,
+  run: TickRun,
+  tickAt: Date,
+  log: { when: string; about: Record<string, string> },
+): Promise<TickRun> {
+  const target = { ...s, scheduleId: s.id, cron: sp.schedule.cron, timezone: sp.schedule.timezone };
+  const r = { runId: run.runId, status: run.runStatus, ...run.spent, note: run.note, at: tickAt };
+  const out = await refreshTab(ctx.sheets, ctx.warehouse, sp.pipeline, target, r);
+  for (const line of out.lines) ctx.log(`${log.when}: ${line}`, { event: "schedule.output", ...log.about });
+  const why = out.problem ?? (r.status === "error" ? r.note : undefined);
+  if (why) await writeEvent(ctx.warehouse.db, notifyOf(ctx, sp), refreshFailedEvent(s, tickAt, why, r.runId));
+  if (!out.problem) return run;
+  ctx.log(`${log.when}: ${out.problem}`, { event: "schedule.refresh.failed", level: "error", ...log.about });
+  return { ...run, runStatus: "refresh-failed", failed: true, note: out.problem };
+}
+
 /** The webhooks of a scheduled pipeline: the scheduler's and its own `schedule.notify`. */
 export function notifyOf(ctx: Pick<TickContext, "notify">, sp: ScheduledPipeline): NotifyTarget[] {
   return uniqueTargets([...(ctx.notify ?? []), ...(sp.notify ?? [])]);
 }
 
-/**
- * Runs one tick of a scheduled pipeline: claims the tick (once across schedulers), skips it while
- * the schedule is paused or an earlier tick's run still holds the slot, else runs the pipeline with
- * trigger `schedule` and records the outcome, counting failures in a row towards the pause.
- *
- * @example await runTick(ctx, scheduled, new Date("2025-01-03T06:00:00Z"), "fired");
- */
-export async function runTick(
+interface TickRun {
+  runId: string | null;
+  runStatus: string;
+  /** true counts towards the pause, false resets the count, undefined leaves it (ceiling, stop). */
+  failed: boolean | undefined;
+  note: string | undefined;
+  spent: { credits: number; rows: number };
+}
+
+/** The tick's run, its heart beating the slot; never throws (a run that could not start is `error`). */
+async function runScheduled(
   ctx: TickContext,
   sp: ScheduledPipeline,
   tickAt: Date,
-  status: "fired" | "caught-up",
-): Promise<TickOutcome> {
+  log: { when: string; about: Record<string, string>; notify: NotifyTarget[] },
+): Promise<TickRun> {
   const w = ctx.warehouse;
-  const name = sp.pipeline.name;
-  const when = `${name} @ ${formatInZone(tickAt, sp.schedule.timezone)} ${sp.schedule.timezone}`;
-  const about = { pipeline: name, tickAt: tickAt.toISOString() };
-  const notify = notifyOf(ctx, sp);
-  if (!(await claimTick(w, { pipeline: name, tickAt, status, owner: ctx.owner }))) return { kind: "taken" };
-  await advanceChecked(w, name, tickAt);
-
-  const skip = async (reason: string): Promise<TickOutcome> => {
-    await updateTick(w, name, tickAt, { status: "skipped", note: reason, finished: true }, notify);
-    ctx.log(`${when}: skipped: ${reason}`, { event: "schedule.skipped", level: "warn", ...about });
-    return { kind: "skipped", reason };
-  };
-  const state = await readState(w, name);
-  if (state?.paused)
-    return skip(`paused (${state.pausedReason ?? "by hand"}); skillsync schedule resume ${name}`);
-  const slot = await acquireSlot(w, name, tickAt, ctx.owner);
-  if (!slot.ok) {
-    const h = slot.holder;
-    return skip(`the run of tick ${h.runningTickAt} is still going (${h.runningHost} pid ${h.runningPid})`);
-  }
-
-  ctx.log(`${when}: ${status === "caught-up" ? "catching up" : "starting"}`, {
-    event: "schedule.tick",
-    ...about,
-    status,
-  });
-  const beat = setInterval(() => void beatSlot(w, name, tickAt).catch(() => {}), HEARTBEAT_MS);
+  const { when, about, notify } = log;
+  const beat = setInterval(() => void beatSlot(w, scheduleKey(sp), tickAt).catch(() => {}), HEARTBEAT_MS);
   beat.unref();
   let runId: string | null = null;
   let runStatus: string;
   let failed: boolean | undefined;
   let note: string | undefined;
+  let spent = { credits: 0, rows: 0 };
   try {
     const params = paramsForTick(sp, tickAt);
     const s = await (ctx.run ?? runPipelines)({
@@ -147,6 +162,7 @@ export async function runTick(
       s.status === "failed" ? true : s.status === "succeeded" || s.status === "warnings" ? false : undefined;
     note = s.stopReason ?? s.failures[0]?.message;
     const c = s.counters;
+    spent = { credits: c.creditsSpent, rows: c.rowsWritten };
     ctx.log(
       `${when}: run ${s.runId}${s.resumed ? " (resumed)" : ""} ${s.status}: ${c.callsDone}/${c.callsPlanned} calls, ` +
         `${c.callsFailed} failed, ${c.creditsSpent} credits, ${c.rowsWritten} rows${note ? `; ${note}` : ""}`,
@@ -170,6 +186,64 @@ export async function runTick(
   } finally {
     clearInterval(beat);
   }
+  return { runId, runStatus, failed, note, spent };
+}
+
+/**
+ * Runs one tick of a scheduled pipeline: claims the tick (once across schedulers), skips it while
+ * the schedule is paused or an earlier tick's run still holds the slot, else runs the pipeline with
+ * trigger `schedule` and records the outcome, counting failures in a row towards the pause.
+ *
+ * @example await runTick(ctx, scheduled, new Date("2025-01-03T06:00:00Z"), "fired");
+ */
+export async function runTick(
+  ctx: TickContext,
+  sp: ScheduledPipeline,
+  tickAt: Date,
+  status: "fired" | "caught-up",
+): Promise<TickOutcome> {
+  const w = ctx.warehouse;
+  const name = scheduleKey(sp);
+  const when = `${scheduleLabel(sp)} @ ${formatInZone(tickAt, sp.schedule.timezone)} ${sp.schedule.timezone}`;
+  const about = {
+    pipeline: sp.pipeline.name,
+    ...(sp.sheet ? { schedule: name } : {}),
+    tickAt: tickAt.toISOString(),
+  };
+  const notify = notifyOf(ctx, sp);
+  // Deleted from the sheet: a scheduler that has not noticed yet must not run it (nor claim the tick).
+  if (sp.sheet && !(await isLiveSheetSchedule(w, sp.sheet.id))) return { kind: "skipped", reason: "deleted" };
+  if (!(await claimTick(w, { pipeline: name, tickAt, status, owner: ctx.owner }))) return { kind: "taken" };
+  await advanceChecked(w, name, tickAt);
+
+  const skip = async (reason: string): Promise<TickOutcome> => {
+    await updateTick(w, name, tickAt, { status: "skipped", note: reason, finished: true }, notify);
+    ctx.log(`${when}: skipped: ${reason}`, { event: "schedule.skipped", level: "warn", ...about });
+    return { kind: "skipped", reason };
+  };
+  const state = await readState(w, name);
+  if (state?.paused)
+    return skip(`paused (${state.pausedReason ?? "by hand"}); skillsync schedule resume ${name}`);
+  const slot = await acquireSlot(w, name, tickAt, ctx.owner);
+  if (!slot.ok) {
+    const h = slot.holder;
+    return skip(`the run of tick ${h.runningTickAt} is still going (${h.runningHost} pid ${h.runningPid})`);
+  }
+
+  ctx.log(`${when}: ${status === "caught-up" ? "catching up" : "starting"}`, {
+    event: "schedule.tick",
+    ...about,
+    status,
+  });
+  const log = { when, about, notify };
+  const sheet = sp.sheet;
+  // One refresh of a pipeline at a time in this process: its tab gets the rows whose run_id is its
+  // run's, and a merge table's row belongs to the run that loaded it last.
+  const { runId, runStatus, failed, note } = sheet
+    ? await refreshesOf(sp.pipeline.name, async () =>
+        refreshSheet(ctx, sp, sheet, await runScheduled(ctx, sp, tickAt, log), tickAt, log),
+      )
+    : await runScheduled(ctx, sp, tickAt, log);
   await updateTick(w, name, tickAt, {
     runId,
     runStatus,

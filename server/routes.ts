@@ -6,6 +6,7 @@ import { paramLists, paramsRequestSchema, resolveParams } from "../engine/define
 import type { LoadedPipeline } from "../engine/define/pipeline-file.js";
 import type { PriceTable } from "../engine/define/prices.js";
 import type { Prepare } from "../engine/extract/planned-calls.js";
+import { changesView } from "../engine/load/history-views.js";
 import { ANSWER_BOUNDS, truncationOf } from "../engine/publish/answer-bounds.js";
 import {
   countRows,
@@ -43,7 +44,7 @@ export interface RouteContext {
   prices: PriceTable;
 }
 
-const runRequestSchema = z.strictObject({
+export const runRequestSchema = z.strictObject({
   pipeline: z.string().min(1).max(100),
   params: paramsRequestSchema,
   maxCredits: z.number().positive().optional(),
@@ -57,31 +58,42 @@ const pageSchema = z.strictObject({
   nonce: z.string().max(64).optional(),
 });
 
-function parse<T>(schema: z.ZodType<T>, value: unknown, source: string): T {
+export function parse<T>(schema: z.ZodType<T>, value: unknown, source: string): T {
   const r = schema.safeParse(value);
   if (!r.success) throw new ValidationError(source, fromZodIssues(r.error.issues));
   return r.data;
 }
 
-/** POST /runs: everything is checked before the run is queued; the answer comes at once. */
-/** A POST /runs (or /plan) body checked: its pipeline, params and ceiling; a Reply when it is not JSON. */
-function runRequest(ctx: RouteContext, body: string) {
-  let json: unknown;
+/** A request's JSON body, or the 400 Reply that says it is not JSON. */
+export function jsonBody(body: string): { json: unknown } | Reply {
   try {
-    json = JSON.parse(body);
+    return { json: JSON.parse(body) };
   } catch {
     return errorReply(400, "BAD_JSON", "the body is not JSON");
   }
-  const req = parse(runRequestSchema, json, "run request");
+}
+
+/** A POST /runs (or /plan) body checked: its pipeline, params and ceiling; a Reply when it is not JSON. */
+function runRequest(ctx: RouteContext, body: string) {
+  const parsed = jsonBody(body);
+  if ("status" in parsed) return parsed;
+  return checkRun(ctx, parse(runRequestSchema, parsed.json, "run request"), "run request");
+}
+
+/**
+ * A run's pipeline, params and ceiling checked as the run would check them, before anything is
+ * queued or stored: a bad one is a 400 naming the member, never a failed run later.
+ */
+export function checkRun(ctx: RouteContext, req: z.infer<typeof runRequestSchema>, source: string) {
   const pipeline = ctx.pipelines.get(req.pipeline);
   if (!pipeline) {
-    throw new ValidationError("run request", [
+    throw new ValidationError(source, [
       { path: ["pipeline"], message: `no pipeline "${req.pipeline}" (see GET /pipelines)` },
     ]);
   }
   const maxCredits = req.maxCredits ?? ctx.maxCredits;
   if (maxCredits > ctx.maxCredits) {
-    throw new ValidationError("run request", [
+    throw new ValidationError(source, [
       {
         path: ["maxCredits"],
         message: `${maxCredits} is above the server's ceiling of ${ctx.maxCredits} credits`,
@@ -94,6 +106,7 @@ function runRequest(ctx: RouteContext, body: string) {
   return { pipeline, params, maxCredits };
 }
 
+/** POST /runs: everything is checked before the run is queued; the answer comes at once. */
 export function postRun(ctx: RouteContext, body: string): Reply {
   const req = runRequest(ctx, body);
   if ("status" in req) return req;
@@ -152,12 +165,15 @@ export function listPipelines(ctx: RouteContext): Reply {
 export async function listTablesRoute(ctx: RouteContext): Promise<Reply> {
   const w = ctx.warehouse;
   const tables = [];
-  for (const name of await userTables(w)) {
+  const names = await userTables(w);
+  for (const name of names) {
     const columns = await tableColumns(w, name, ctx.columnTypes.get(name));
     tables.push({
       name,
       rows: await countRows(w, name),
       columns: columns.map((c) => ({ name: c.name, type: c.type ?? null })),
+      // A table that keeps history: GET /changes/:name lists what changed in it.
+      ...(names.includes(changesView(name)) ? { history: true } : {}),
     });
   }
   return reply(200, { tables });

@@ -11,6 +11,7 @@ import { pipelineColumnTypes } from "../engine/publish/read-table.js";
 import type { RunPipelines, SkillCaller } from "../engine/run/runner.js";
 import { migrateToLatest } from "../store/migrate.js";
 import { RequestAuthenticator } from "./auth.js";
+import { readChangesRoute } from "./changes-route.js";
 import {
   BodyTimedOut,
   BodyTooLarge,
@@ -23,6 +24,7 @@ import {
 } from "./http.js";
 import { RunQueue } from "./queue.js";
 import * as routes from "./routes.js";
+import * as schedules from "./schedule-routes.js";
 import { secretProblem } from "./secret-strength.js";
 import { MIN_SECRET_LENGTH } from "./signature.js";
 
@@ -106,12 +108,19 @@ async function route(ctx: routes.RouteContext, method: string, url: URL, body: s
     case "tables":
       if (id === undefined) return want("GET") ?? routes.listTablesRoute(ctx);
       return want("GET") ?? routes.readTable(ctx, id, url.searchParams);
+    case "changes":
+      if (id !== undefined) return want("GET") ?? readChangesRoute(ctx, id, url.searchParams);
+      break;
     case "budget":
       if (id === undefined) return want("GET") ?? routes.budget(ctx);
       break;
     case "plan":
       if (id === undefined) return want("POST") ?? routes.postPlan(ctx, body);
       break;
+    case "schedules":
+      if (id === undefined && method === "POST") return schedules.postSchedule(ctx, body);
+      if (id === undefined) return want("GET") ?? schedules.listSchedules(ctx, url.searchParams);
+      return want("DELETE") ?? schedules.deleteSchedule(ctx, id);
   }
   return errorReply(404, "NOT_FOUND", `no endpoint ${url.pathname}`);
 }
@@ -121,7 +130,7 @@ async function route(ctx: routes.RouteContext, method: string, url: URL, body: s
  *
  * @example
  * const server = await startServer({ secret, warehouse, client: new SkillClient(), maxCredits: 100, port: 8787 });
- * // GET /pipelines, POST /runs, GET /runs/:id, GET /tables/:name, GET /budget, POST /plan (all signed)
+ * // GET /pipelines, POST /runs, GET /runs/:id, GET /tables/:name, GET /changes/:table, GET /budget, POST /plan (all signed)
  * await server.close();
  */
 export async function startServer(o: ServerOptions): Promise<SkillsyncServer> {

@@ -137,6 +137,31 @@ export function tickEvent(
 }
 
 /**
+ * A sheet schedule's refresh that failed: its run could not start, or its rows or note could not be
+ * written to the tab. One per schedule and tick, whoever writes it.
+ */
+export function refreshFailedEvent(
+  s: { id: string; pipeline: string; spreadsheet: string; tab: string },
+  tickAt: Date,
+  reason: string,
+  runId: string | null,
+): EventDraft {
+  return {
+    id: eventIdOf("schedule.refresh-failed", s.id, tickAt.toISOString()),
+    kind: "schedule.refresh-failed",
+    runId,
+    payload: {
+      pipeline: s.pipeline,
+      schedule: s.id,
+      spreadsheet: s.spreadsheet,
+      tab: s.tab,
+      tickAt: tickAt.toISOString(),
+      reason: reason.slice(0, 500),
+    },
+  };
+}
+
+/**
  * A worker that died holding a batch, found by the worker taking the batch over: one event per
  * lost worker and run, however many of its batches are taken over (by however many workers).
  */

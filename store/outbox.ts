@@ -13,6 +13,7 @@ export type EventKind =
   | "budget.100"
   | "schedule.missed"
   | "schedule.skipped"
+  | "schedule.refresh-failed"
   | "worker.lost";
 
 const groupOf = (kind: EventKind): EventGroup =>

@@ -1,11 +1,13 @@
 import type { Command } from "commander";
 import { openWarehouse } from "../../connectors/warehouse/open.js";
+import { listBuiltinPipelines, loadPipeline } from "../../engine/define/pipeline-file.js";
 import { uniqueTargets } from "../../engine/notify/config.js";
 import { startDelivery } from "../../engine/notify/loop.js";
 import { afterRun, sheetsForRun } from "../../engine/publish/after-run.js";
 import { loadSchedules, type ScheduledPipeline } from "../../scheduler/load.js";
 import { startScheduler } from "../../scheduler/scheduler.js";
-import { formatInZone, nextTimes } from "../../scheduler/times.js";
+import { watchSheetSchedules } from "../../scheduler/sheet-schedules.js";
+import { formatInZone, nextTimes } from "../../schema/schedule-times.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { readStates, resumeSchedule, type ScheduleState } from "../../store/schedule-state.js";
 import {
@@ -104,6 +106,7 @@ async function runScheduler(schedules: ScheduledPipeline[], flags: ScheduleFlags
       prices,
       log,
       sheet: sheets.reader,
+      sheets: sheets.connector,
       afterRun: async (warehouse, sp, summary, params) =>
         (await afterRun({ warehouse, sheets: sheets.connector, pipelines: [sp.pipeline], summary, params }))
           .lines,
@@ -128,8 +131,20 @@ async function runScheduler(schedules: ScheduledPipeline[], flags: ScheduleFlags
         },
       );
     }
+    // Tabs refreshed from the add-on (POST /schedules) whose pipeline is a built-in or one of these.
+    const known = [
+      ...listBuiltinPipelines().map((f) => loadPipeline(f)),
+      ...schedules.map((s) => s.pipeline),
+    ];
+    const watch = await watchSheetSchedules({
+      scheduler,
+      warehouse: w,
+      pipelines: new Map(known.map((p) => [p.name, p])),
+      log,
+    });
     log("running; stop with SIGTERM or Ctrl-C", { event: "schedule.running" });
     const name = await signals.signal;
+    await watch.stop();
     log(
       `${name}: no new ticks; ${scheduler.running()} run(s) in flight stop dispatching, calls in flight ` +
         `finish (grace ${grace}s; ${name === "SIGINT" ? "Ctrl-C" : "a second signal"} again to quit now)`,

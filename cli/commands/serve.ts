@@ -18,6 +18,7 @@ import { notifyTargets, withNotifyOption } from "../notify-option.js";
 import { printLine } from "../output.js";
 import { listenOrExplain } from "../port-in-use.js";
 import { type RateFlags, rateSettings, withRateOptions } from "../rate-option.js";
+import { fireSheetSchedules } from "../sheet-schedules.js";
 import { openWorkers, type WorkersFlags, withWorkersOptions, workersFlags } from "../workers-option.js";
 
 interface ServeFlags extends WorkersFlags, RateFlags {
@@ -90,6 +91,7 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
   // The server's runs write their events to the outbox; this loop delivers them (and older ones).
   const run = notify.length ? withNotify(pool?.run ?? runPipelines, notify) : pool?.run;
   const delivery = startDelivery(warehouse, notify, { log });
+  let sheetSchedules: { stop(): Promise<void> } | undefined;
   try {
     const server = await listenOrExplain(
       () =>
@@ -131,6 +133,18 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
       if (json) log(note, { event: "serve.plain-http", level: "warn", host: flags.host });
       say(`  note: ${note}`);
     }
+    // Tabs refreshed on a cron, made from the add-on (POST /schedules): fired here, once a tick
+    // however many servers share the warehouse.
+    sheetSchedules = await fireSheetSchedules({
+      warehouse,
+      client,
+      pipelines,
+      prices,
+      log,
+      sheets,
+      run: pool?.run,
+      notify,
+    });
     say("Press Ctrl+C to stop.");
     const signal = await new Promise<NodeJS.Signals>((done) => {
       const on = (s: NodeJS.Signals) => {
@@ -146,6 +160,7 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
     say(stopping);
     await server.close();
   } finally {
+    await sheetSchedules?.stop();
     await delivery.stop();
     await pool?.queue.close();
     await warehouse.close();
@@ -156,7 +171,9 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
 export function registerServeCommand(program: Command): void {
   const cmd = program
     .command("serve")
-    .description("serve signed HTTP endpoints for spreadsheets: pipelines, runs, tables, budget")
+    .description(
+      "serve signed HTTP endpoints for spreadsheets: pipelines, runs, plans, tables, budget, schedules",
+    )
     .option("--port <n>", "port to listen on (0: any free port)", "8787")
     .option("--host <host>", "address to listen on", "127.0.0.1")
     .option("--db <url>", "warehouse (default DATABASE_URL or ./skillsync.db)")

@@ -1,7 +1,9 @@
+import { oneAtATime } from "../../core/waiters.js";
 import { SheetsApi, type SheetsApiOptions } from "./api.js";
 import { notConfiguredError, sheetsConfigFromEnv } from "./auth.js";
 import { SHEETS_LIMITS } from "./limits.js";
 import { type PushResult, type PushTarget, pushTable, type TableData } from "./push.js";
+import { createTab, findTab } from "./tabs.js";
 
 /** Reads one column of values from a range (a pipeline input `sheet:`). */
 export type SheetReader = (spreadsheet: string, range: string) => Promise<string[]>;
@@ -12,19 +14,7 @@ export interface SheetsConnectorOptions extends SheetsApiOptions {
 }
 
 // One write at a time per spreadsheet, across every connector of this process.
-const locks = new Map<string, Promise<unknown>>();
-
-async function withSpreadsheetLock<T>(spreadsheet: string, fn: () => Promise<T>): Promise<T> {
-  const before = locks.get(spreadsheet) ?? Promise.resolve();
-  const mine = before.catch(() => {}).then(fn);
-  const tail = mine.catch(() => {});
-  locks.set(spreadsheet, tail);
-  try {
-    return await mine;
-  } finally {
-    if (locks.get(spreadsheet) === tail) locks.delete(spreadsheet);
-  }
-}
+const withSpreadsheetLock = oneAtATime();
 
 function cellText(v: unknown): string {
   return v === null || v === undefined ? "" : String(v).trim();
@@ -78,6 +68,28 @@ export class SheetsConnector {
   /** The reader the pipeline engine takes for `from: { sheet: … }` inputs. */
   reader(): SheetReader {
     return (spreadsheet, range) => this.readList(spreadsheet, range);
+  }
+
+  /**
+   * Sets the note of a tab's header cell (A1), creating the tab when it is missing so that a first
+   * refresh that failed still says why. Setting a note is repeatable, so it is retried like a value.
+   */
+  setHeaderNote(spreadsheet: string, tab: string, note: string): Promise<void> {
+    return withSpreadsheetLock(spreadsheet, async () => {
+      const found =
+        findTab(await this.api.tabs(spreadsheet), tab) ??
+        (await createTab(this.api, spreadsheet, { title: tab, rows: 1000, columns: 26, frozenRows: 0 }));
+      const a1 = {
+        sheetId: found.sheetId,
+        startRowIndex: 0,
+        endRowIndex: 1,
+        startColumnIndex: 0,
+        endColumnIndex: 1,
+      };
+      await this.api.batchUpdate(spreadsheet, [
+        { updateCells: { range: a1, rows: [{ values: [{ note }] }], fields: "note" } },
+      ]);
+    });
   }
 
   /** Pushes a table to a tab; one push at a time per spreadsheet. */

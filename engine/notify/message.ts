@@ -37,6 +37,11 @@ function eventText(e: Pick<OutboxEvent, "kind" | "payload">): string {
     case "schedule.missed":
     case "schedule.skipped":
       return `skillsync: the ${str(p["pipeline"])} tick at ${str(p["tickAt"])} was ${e.kind === "schedule.missed" ? "missed" : "skipped"}: ${str(p["reason"])}`;
+    case "schedule.refresh-failed":
+      return (
+        `skillsync: the scheduled refresh of tab "${str(p["tab"])}" (${str(p["pipeline"])}, schedule ${str(p["schedule"])}) ` +
+        `at ${str(p["tickAt"])} failed: ${str(p["reason"])}. The tab keeps its earlier rows.`
+      );
     case "worker.lost":
       return (
         `skillsync: worker ${str(p["workerId"])} was lost while making batch ${str(p["jobId"])} of run ${str(p["runId"])}; ` +

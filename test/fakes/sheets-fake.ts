@@ -25,7 +25,7 @@ import {
 /**
  * A local fake of the Sheets v4 endpoints the connector uses, over real HTTP on 127.0.0.1:
  * values get/update/batchUpdate/append/clear, spreadsheets get/batchUpdate (addSheet,
- * updateSheetProperties, appendDimension, deleteSheet, updateCells clearing a range, copyPaste).
+ * updateSheetProperties, appendDimension, deleteSheet, updateCells clearing a range or setting notes, copyPaste).
  * Stateful; enforces grid limits, the cell limits, case-insensitive unique tab titles, a payload
  * size cap and, when set, a per-window write quota (429 until the window refills); records every
  * request; answers injected 429s/503s (503s also after the change landed).
@@ -86,6 +86,8 @@ export interface SheetsFake {
   /** A tab's values as UNFORMATTED reads return them (trailing empties trimmed). */
   values(id: string, title: string): unknown[][];
   cell(id: string, title: string, row: number, column: number): Cell | undefined;
+  /** A cell's note (1-based; A1 by default), undefined when it has none. */
+  note(id: string, title: string, row?: number, column?: number): string | undefined;
   failNext(count: number, options?: FaultOptions): void;
   setWriteQuota(quota: WriteQuotaSpec | undefined): void;
   setAppendReading(reading: AppendReading): void;
@@ -204,7 +206,11 @@ export async function startSheetsFake(
 
   function batchUpdate(b: FakeSpreadsheet, body: Body) {
     // All or nothing: work on a copy of the tab list and their grids, then commit.
-    const snapshot = b.tabs.map((t) => ({ ...t, rows: t.rows.map((r) => (r ? [...r] : r)) }));
+    const snapshot = b.tabs.map((t) => ({
+      ...t,
+      rows: t.rows.map((r) => (r ? [...r] : r)),
+      notes: { ...t.notes },
+    }));
     const staged: FakeSpreadsheet = { ...b, tabs: snapshot };
     const replies = (body.requests ?? []).map((req) => {
       const [kind, arg] = Object.entries(req)[0] ?? [];
@@ -263,9 +269,10 @@ export async function startSheetsFake(
           throw new FakeApiError(400, "You can't remove all the sheets in a document.");
         return {};
       }
+      if (kind === "updateCells" && a.range && a.rows?.length) return setNotes(staged, a);
       if (kind === "updateCells") {
-        // Only the form that clears: a range, no rows, the fields to clear.
-        if (!a.range || a.rows?.length) throw new FakeApiError(400, "the fake only clears with updateCells");
+        // Or the form that clears: a range, no rows, the fields to clear.
+        if (!a.range) throw new FakeApiError(400, "the fake only clears or sets notes with updateCells");
         if (!a.fields)
           throw new FakeApiError(400, "At least one field must be updated, but none are specified.");
         if (a.fields === "*" || a.fields.includes("userEnteredValue")) clearRect(gridRect(staged, a.range));
@@ -284,6 +291,23 @@ export async function startSheetsFake(
     b.tabs = staged.tabs;
     b.nextSheetId = staged.nextSheetId;
     return { spreadsheetId: b.id, replies };
+  }
+
+  /** updateCells with rows and `fields: "note"`: each cell's note set (an empty one removed). */
+  function setNotes(staged: FakeSpreadsheet, a: SheetRequest) {
+    if (a.fields !== "note") throw new FakeApiError(400, "the fake only sets notes with updateCells rows");
+    const r = gridRect(staged, a.range!);
+    r.tab.notes ??= {};
+    const notes = r.tab.notes;
+    (a.rows as { values?: { note?: string }[] }[]).forEach((row, i) => {
+      (row.values ?? []).forEach((cell, j) => {
+        if (r.r1 + i > r.r2 || r.c1 + j > r.c2) throw new FakeApiError(400, "rows go past the range");
+        const at = `${r.r1 + i},${r.c1 + j}`;
+        if (cell.note) notes[at] = cell.note;
+        else delete notes[at];
+      });
+    });
+    return {};
   }
 
   function valueInput(q: Record<string, string>, body?: Body): "RAW" | "USER_ENTERED" {
@@ -479,6 +503,8 @@ export async function startSheetsFake(
     },
     cell: (id, title, row, column) =>
       books.get(id)?.tabs.find((t) => t.title === title)?.rows[row - 1]?.[column - 1],
+    note: (id, title, row = 1, column = 1) =>
+      books.get(id)?.tabs.find((t) => t.title === title)?.notes?.[`${row},${column}`],
     failNext(count, options = {}) {
       for (let i = 0; i < count; i++) {
         faults.push({

@@ -30,6 +30,8 @@ export interface FakeTab {
   hidden: boolean;
   /** rows[r][c], 0-based; undefined is an empty cell. */
   rows: (Cell | undefined)[][];
+  /** Cell notes by "row,column" (1-based); kept apart from values, as a paste of values leaves them. */
+  notes?: Record<string, string> | undefined;
 }
 
 export interface FakeSpreadsheet {

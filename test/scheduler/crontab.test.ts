@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { crontabParts } from "../../scheduler/crontab.js";
-import { nextTimes, pastTicks } from "../../scheduler/times.js";
+import { crontabParts } from "../../schema/crontab.js";
+import { nextTimes, pastTicks } from "../../schema/schedule-times.js";
 import { cli } from "../helpers/cli.js";
 import { emulatorWithClient } from "../helpers/emulator.js";
 import { freshWarehouseUrl } from "../helpers/warehouses.js";

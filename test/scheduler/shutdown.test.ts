@@ -149,9 +149,11 @@ for (const kind of WAREHOUSE_KINDS) {
         ),
       );
 
-      expect(await interruptLeftovers(w, me, [{ pipeline: "sched-search", tickAt, maxFailures: 3 }])).toEqual(
-        [id],
-      );
+      expect(
+        await interruptLeftovers(w, me, [
+          { pipeline: "sched-search", key: "sched-search", tickAt, maxFailures: 3 },
+        ]),
+      ).toEqual([id]);
       await nothingHalfRecorded(w);
       const [run] = await runsOf(w);
       expect(run?.status).toBe("interrupted");

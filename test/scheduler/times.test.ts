@@ -10,7 +10,7 @@ import {
   nextTimes,
   pastTicks,
   zonedToday,
-} from "../../scheduler/times.js";
+} from "../../schema/schedule-times.js";
 import { tempDir, writeScheduledPipeline } from "./fixtures.js";
 
 const at = (iso: string) => new Date(iso);
