@@ -45,10 +45,7 @@ function continueTab_(sheet) {
     try {
       fillTab_(sheet, memo);
     } catch (err) {
-      memo.error = messageOf_(err);
-      memo.auto = false;
-      rememberTab_(sheet, memo);
-      setTabNote_(sheet, memo);
+      noteFailure_(sheet, memo, err);
       throw err;
     }
     setTabNote_(sheet, memo);

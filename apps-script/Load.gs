@@ -1,7 +1,8 @@
 /**
- * Load a table: rows paged from the server (GET /tables/:name) and written into a tab one page per
- * setValues, within Apps Script's 6-minute limit. A table too large for one execution continues in a
- * follow-up execution (Continue.gs), or the user is told how far it got and how to go on.
+ * Load a table: rows paged from the server (GET /tables/:name, or what changed in a history table:
+ * GET /changes/:name) and written into a tab one page per setValues, within Apps Script's 6-minute
+ * limit. A table too large for one execution continues in a follow-up execution (Continue.gs), or
+ * the user is told how far it got and how to go on.
  */
 
 const DEFAULT_PAGE_SIZE_ = 2000;
@@ -13,27 +14,51 @@ const MAX_PAGE_SIZE_ = 5000;
  */
 const LOAD_BUDGET_MS_ = 270 * 1000;
 
-/** For the Load dialog: the server's tables and columns, the tabs, and what the active tab holds. */
+/**
+ * For the Load dialog: the server's tables and columns (a history table's also the columns of its
+ * changes), the tabs, and what the active tab holds.
+ */
 function getLoadDialogData() {
   const listing = callServer_('GET', '/tables');
   const sheet = SpreadsheetApp.getActiveSheet();
   const memo = tabMemory_(sheet);
+  const names = function (t) { return t.columns.map(function (c) { return c.name; }); };
+  const byName = {};
+  listing.tables.forEach(function (t) { byName[t.name] = t; });
   return {
     tables: listing.tables.map(function (t) {
-      return { name: t.name, columns: t.columns.map(function (c) { return c.name; }) };
+      const changes = t.history ? byName[t.name + '_changes'] : null;
+      const current = t.history ? byName[t.name + '_current'] : null;
+      return {
+        name: t.name,
+        columns: names(t),
+        changeColumns: changes ? names(changes) : null,
+        // A history table's current versions, one row per key (its <table>_current view).
+        current: current ? { name: current.name, columns: names(current) } : null,
+      };
     }),
     tabs: SpreadsheetApp.getActive().getSheets().map(function (s) { return s.getName(); }),
     activeTab: sheet.getName(),
-    current: memo ? { table: memo.table, columns: memo.columns, filters: memo.filters, pageSize: memo.pageSize } : null,
+    current: memo ? {
+      table: memo.table,
+      what: memo.source !== 'changes' ? 'rows' : memo.since === 'last' ? 'last' : 'since',
+      since: memo.source === 'changes' && memo.since !== 'last' ? memo.since : null,
+      columns: memo.columns,
+      filters: memo.filters,
+      pageSize: memo.pageSize,
+    } : null,
     pageSize: DEFAULT_PAGE_SIZE_,
     maxPageSize: MAX_PAGE_SIZE_,
   };
 }
 
 /**
- * Loads a table into a tab (created when missing; the table's name by default).
+ * Loads a table into a tab (created when missing; the table's name by default). For a history table,
+ * `what` may ask for its changes instead of its rows: 'last' (made by its latest load) or 'since'
+ * (from the date `since` on).
  * @example loadTable({ table: 'marketplace_search_results', columns: ['keyword', 'asin'],
  *   filterColumn: 'keyword', filterValues: 'usb hub\ndesk lamp', tab: 'Results', pageSize: 2000 })
+ * @example loadTable({ table: 'patent_legal_status', what: 'since', since: '2026-11-01', tab: 'Changes' })
  */
 function loadTable(form) {
   const f = form || {};
@@ -51,8 +76,30 @@ function loadTable(form) {
   if (!(pageSize >= 1 && pageSize <= MAX_PAGE_SIZE_ && Math.floor(pageSize) === pageSize)) {
     throw fail_('Rows per page must be a whole number from 1 to ' + formatCount_(MAX_PAGE_SIZE_) + '.');
   }
-  const memo = newLoadMemo_({ table: table, columns: columns, filters: filters, pageSize: pageSize, source: 'load' });
+  const since = changesSince_(f);
+  const memo = newLoadMemo_({
+    table: table,
+    columns: columns,
+    filters: filters,
+    pageSize: pageSize,
+    source: since ? 'changes' : 'load',
+    since: since,
+  });
   return runLoad_(f.tab || table, memo);
+}
+
+/** Which changes the form asks for: 'last', a date (YYYY-MM-DD), or null for the table's rows. */
+function changesSince_(f) {
+  const what = String(f.what || 'rows');
+  if (what === 'rows') return null;
+  if (what === 'last') return 'last';
+  if (what !== 'since') throw fail_('Choose what to load: the current rows, or what changed.');
+  const date = String(f.since || '').trim();
+  const day = new Date(date + 'T00:00:00Z');
+  // A real day: 2026-02-30 parses, but not back to itself.
+  const valid = /^\d{4}-\d{2}-\d{2}$/.test(date) && !isNaN(day.getTime()) && day.toISOString().slice(0, 10) === date;
+  if (!valid) throw fail_('Pick the date the changes start from (a date like 2026-11-01)' + (date ? ', not "' + date.slice(0, 40) + '"' : '') + '.');
+  return date;
 }
 
 /**
@@ -65,7 +112,11 @@ function runLoad_(target, memo) {
     const tab = typeof target === 'string' ? targetTab_(target) : { sheet: target, created: false };
     const sheet = tab.sheet;
     forgetDeletedTabs_();
+    // Until this load writes its first page, the tab shows what it held before: a failure says so.
+    if (memo.header === null) memo.previous = rowsHeld_(tabMemory_(sheet));
     memo.error = null;
+    memo.failedAt = null;
+    if (memo.source === 'run' && !memo.run) memo.run = runOutcome_(memo.runId);
     rememberTab_(sheet, memo);
     try {
       fillTab_(sheet, memo);
@@ -75,10 +126,7 @@ function runLoad_(target, memo) {
         forgetTab_(sheet.getSheetId());
         SpreadsheetApp.getActive().deleteSheet(sheet);
       } else {
-        memo.error = messageOf_(err);
-        memo.auto = false;
-        rememberTab_(sheet, memo);
-        setTabNote_(sheet, memo);
+        noteFailure_(sheet, memo, err);
       }
       throw err;
     }
@@ -89,6 +137,30 @@ function runLoad_(target, memo) {
     setTabNote_(sheet, memo);
     return loadResult_(sheet, memo);
   });
+}
+
+/** A load that stopped on an error: remembered (not continued automatically) and said in the note. */
+function noteFailure_(sheet, memo, err) {
+  memo.error = messageOf_(err);
+  memo.failedAt = new Date().toISOString();
+  memo.auto = false;
+  rememberTab_(sheet, memo);
+  setTabNote_(sheet, memo);
+}
+
+/**
+ * The outcome of the run a tab was filled from, for its note: { status, stopReason, credits }, or
+ * null when the server cannot say now (the note then names the run only; the next refresh asks again).
+ */
+function runOutcome_(runId) {
+  if (!runId) return null;
+  try {
+    const r = callServer_('GET', '/runs/' + encodeURIComponent(String(runId)));
+    return { status: r.status, stopReason: r.stopReason || null, credits: r.credits ? r.credits.spent : 0 };
+  } catch (err) {
+    console.warn('Skillsync: could not read the outcome of run ' + runId + ': ' + messageOf_(err));
+    return null;
+  }
 }
 
 /**
@@ -104,9 +176,12 @@ function fillTab_(sheet, memo) {
     const page = fetchPage_(memo);
     const header = memo.columns || page.columns.map(function (c) { return c.name; });
     const first = memo.nextOffset === 0;
-    if (!first && JSON.stringify(header) !== JSON.stringify(memo.header)) {
-      // The table's columns changed between executions: start over rather than mix two shapes.
-      if (restarted) throw fail_('The columns of table "' + memo.table + '" keep changing while it loads; try again later.');
+    const loadId = page.loadId === undefined ? null : page.loadId;
+    const sameLoad = loadId === (memo.loadId === undefined ? null : memo.loadId);
+    if (!first && (JSON.stringify(header) !== JSON.stringify(memo.header) || !sameLoad)) {
+      // The table's columns (or, for its latest load's changes, its latest load) changed between
+      // executions: start over rather than mix two.
+      if (restarted) throw fail_('Table "' + memo.table + '" keeps changing while it loads (its columns or its latest load); try again later.');
       restarted = true;
       memo.nextOffset = 0;
       continue;
@@ -115,6 +190,7 @@ function fillTab_(sheet, memo) {
     if (first) {
       writeHeader_(sheet, header);
       memo.header = header;
+      memo.loadId = loadId;
       memo.written = 0;
     }
     writeRows_(sheet, 2 + memo.written, values, header.length);
@@ -136,13 +212,18 @@ function fillTab_(sheet, memo) {
   return memo;
 }
 
-/** One page; when Apps Script finds the answer too large, the page size is halved and tried again. */
+/**
+ * One page (of the table's rows, or of its changes); when Apps Script finds the answer too large,
+ * the page size is halved and tried again.
+ */
 function fetchPage_(memo) {
   const filterColumns = memo.filters ? Object.keys(memo.filters) : [];
   const columns = memo.columns ? memo.columns.concat(filterColumns.filter(function (c) { return memo.columns.indexOf(c) < 0; })) : null;
+  const changes = memo.source === 'changes';
   for (;;) {
     try {
-      const page = callServer_('GET', '/tables/' + encodeURIComponent(memo.table), {
+      const page = callServer_('GET', (changes ? '/changes/' : '/tables/') + encodeURIComponent(memo.table), {
+        since: changes ? memo.since : null,
         limit: memo.pageSize,
         offset: memo.nextOffset,
         columns: columns ? columns.join(',') : null,
@@ -177,14 +258,14 @@ function loadResult_(sheet, memo) {
   const tab = sheet.getName();
   let message;
   if (memo.complete) {
-    message = 'Loaded ' + plural_(memo.written, 'row') + ' of table "' + memo.table + '"' + describeFilters_(memo.filters) +
+    message = 'Loaded ' + plural_(memo.written, 'row') + ' of ' + sourceText_(memo, true) + describeFilters_(memo.filters) +
       ' into tab "' + tab + '".';
   } else if (memo.auto) {
-    message = 'Loaded ' + progressText_(memo) + ' of table "' + memo.table + '" into tab "' + tab + '" so far. Apps Script ' +
+    message = 'Loaded ' + progressText_(memo) + ' of ' + sourceText_(memo, true) + ' into tab "' + tab + '" so far. Apps Script ' +
       'stops a script after 6 minutes, so the rest loads in a follow-up run in about a minute (or choose ' +
       'Skillsync › Refresh this tab on that tab to continue now).';
   } else {
-    message = 'Loaded ' + progressText_(memo) + ' of table "' + memo.table + '" into tab "' + tab + '" and stopped to stay ' +
+    message = 'Loaded ' + progressText_(memo) + ' of ' + sourceText_(memo, true) + ' into tab "' + tab + '" and stopped to stay ' +
       'within Apps Script\'s 6-minute limit. Choose Skillsync › Refresh this tab on that tab to continue from row ' +
       formatCount_(memo.written + 2) + '.';
   }

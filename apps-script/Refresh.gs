@@ -1,6 +1,9 @@
 /**
- * Refresh this tab: repeats the load that filled the active tab (same table, columns and filters).
- * A tab whose load is unfinished is continued where it stopped instead of started over.
+ * Refresh this tab: repeats the load that filled the active tab (same table, columns and filters; for
+ * a tab of a history table's changes, the same changes as they stand now: "made by the latest load"
+ * is then the latest load at the time of the refresh). A tab whose load is unfinished is continued
+ * where it stopped instead of started over; a refresh that fails before its first page keeps the
+ * tab's rows, and the header cell's note says why.
  */
 
 /** Menu item. */

@@ -1,7 +1,7 @@
 /**
- * What each tab remembers: which table, columns and filters filled it and how far the load got, in
- * Document Properties keyed by the tab's id (stable across renames). Refresh this tab repeats it;
- * the follow-up trigger continues the unfinished ones.
+ * What each tab remembers: which table (or which of a history table's changes), columns and filters
+ * filled it and how far the load got, in Document Properties keyed by the tab's id (stable across
+ * renames). Refresh this tab repeats it; the follow-up trigger continues the unfinished ones.
  */
 
 const TAB_PROPERTY_PREFIX_ = 'skillsync.tab.';
@@ -9,8 +9,10 @@ const TAB_PROPERTY_PREFIX_ = 'skillsync.tab.';
 const MAX_MEMO_CHARS_ = 9000;
 
 /**
- * A fresh load: nothing written yet.
+ * A fresh load: nothing written yet. `source` is 'load' (a table's rows), 'run' (the rows of run
+ * `runId`) or 'changes' (what changed in a history table: `since` 'last' or a date).
  * @example newLoadMemo_({ table: 'marketplace_search_results', filters: { keyword: ['usb hub'] } })
+ * @example newLoadMemo_({ table: 'patent_legal_status', source: 'changes', since: 'last' })
  */
 function newLoadMemo_(o) {
   return {
@@ -19,8 +21,15 @@ function newLoadMemo_(o) {
     filters: o.filters || null,
     pageSize: o.pageSize || DEFAULT_PAGE_SIZE_,
     source: o.source || 'load',
+    since: o.since || null,
     runId: o.runId || null,
     pipeline: o.pipeline || null,
+    // The run's outcome and credits (runOutcome_): a finished run's do not change, so a refresh keeps them.
+    run: o.run || null,
+    // For the latest load's changes: the load they are of, fixed by the first page.
+    loadId: null,
+    // What the tab held before this load wrote its first page (rowsHeld_).
+    previous: null,
     header: null,
     nextOffset: 0,
     scanned: 0,
@@ -29,12 +38,16 @@ function newLoadMemo_(o) {
     complete: false,
     auto: false,
     error: null,
+    failedAt: null,
     startedAt: new Date().toISOString(),
     finishedAt: null,
   };
 }
 
-/** The same load from the start (what Refresh this tab does to a finished tab). */
+/**
+ * The same load from the start (what Refresh this tab does to a finished tab). The latest load's
+ * changes are asked for again as they stand then: the latest load may be a newer one.
+ */
 function restartMemo_(memo) {
   return newLoadMemo_(memo);
 }
@@ -103,14 +116,59 @@ function targetTab_(name) {
   return { sheet: sheet, created: false };
 }
 
-/** The note on the header cell: what filled the tab, and how far it got. */
+/**
+ * The rows a tab shows as far as its memory says ({ written, finishedAt }), or null for a tab Skillsync
+ * has not filled: a load that has not written its first page yet leaves the tab as it was before.
+ */
+function rowsHeld_(memo) {
+  if (!memo) return null;
+  if (memo.header === null) return memo.previous || null;
+  return { written: memo.written, finishedAt: memo.complete ? memo.finishedAt : null };
+}
+
+/**
+ * The note on the header cell: what filled the tab; when its last load or refresh ended, how, and
+ * with how many rows (a failed one: why, and what the tab still holds); for a run's tab, the run's
+ * outcome and credits.
+ */
 function setTabNote_(sheet, memo) {
-  const what = 'Skillsync: table ' + memo.table + describeFilters_(memo.filters);
-  let state;
-  if (memo.error) state = 'stopped after ' + plural_(memo.written, 'row') + ': ' + memo.error;
-  else if (memo.complete) state = plural_(memo.written, 'row') + ', loaded ' + formatTime_(new Date(memo.finishedAt));
-  else state = 'loading: ' + progressText_(memo) + (memo.auto ? ' (continues automatically)' : ' (choose Skillsync › Refresh this tab to continue)');
-  sheet.getRange(1, 1).setNote(what + '\n' + state);
+  const lines = ['Skillsync: ' + sourceText_(memo, false) + describeFilters_(memo.filters)];
+  const failedAt = memo.failedAt ? ' ' + formatTime_(new Date(memo.failedAt)) : '';
+  if (memo.error && memo.header === null && memo.previous) {
+    lines.push('failed' + failedAt + ', nothing written: ' + memo.error);
+    lines.push('the tab keeps its previous ' + plural_(memo.previous.written, 'row') +
+      (memo.previous.finishedAt ? ', loaded ' + formatTime_(new Date(memo.previous.finishedAt)) : ''));
+  } else if (memo.error) {
+    lines.push('failed' + failedAt + ' after ' + plural_(memo.written, 'row') + ': ' + memo.error);
+  } else if (memo.complete) {
+    lines.push(plural_(memo.written, 'row') + ', loaded ' + formatTime_(new Date(memo.finishedAt)));
+  } else {
+    lines.push('loading: ' + progressText_(memo) + (memo.auto ? ' (continues automatically)' : ' (choose Skillsync › Refresh this tab to continue)'));
+  }
+  if (memo.source === 'run') lines.push(runText_(memo));
+  sheet.getRange(1, 1).setNote(lines.join('\n'));
+}
+
+/**
+ * What filled the tab: 'table results', or 'changes of patent_legal_status made by the latest load
+ * (load 7)' / '… since 2026-11-01'; `quoted` for messages: 'table "results"', 'the changes of table "…" …'.
+ */
+function sourceText_(memo, quoted) {
+  const name = quoted ? '"' + memo.table + '"' : memo.table;
+  if (memo.source !== 'changes') return 'table ' + name;
+  const since = memo.since === 'last'
+    ? ' made by the latest load' + (memo.loadId ? ' (load ' + memo.loadId + ')' : '')
+    : ' since ' + memo.since;
+  return (quoted ? 'the changes of table ' : 'changes of ') + name + since;
+}
+
+/** "run q… of marketplace-search: succeeded, 3 credits spent" (the stop reason, when there is one). */
+function runText_(memo) {
+  const run = 'run ' + memo.runId + ' of ' + memo.pipeline;
+  const r = memo.run;
+  if (!r) return run + ': its outcome could not be read from the server';
+  const reason = r.stopReason ? ' (' + String(r.stopReason).slice(0, 200) + ')' : '';
+  return run + ': ' + r.status + reason + ', ' + plural_(r.credits, 'credit') + ' spent';
 }
 
 function describeFilters_(filters) {

@@ -62,7 +62,9 @@ describe("errors the user reads", () => {
     const tab = project.spreadsheet.getSheetByName("Results")!;
     expect(tab.dump()).toEqual(before);
     expect(before).toHaveLength(1 + loaded.written);
-    expect(tab.notes.get("1,1")).toMatch(/stopped after 0 rows: The Skillsync server failed \(500/);
+    expect(tab.notes.get("1,1")).toMatch(
+      /\nfailed [\d: -]+, nothing written: The Skillsync server failed \(500.*\nthe tab keeps its previous \d+ rows, loaded /,
+    );
   });
 
   it("says when the URL is not a Skillsync server or not in the manifest's whitelist", async () => {

@@ -15,6 +15,8 @@ export interface AddonEnv {
   backend: Backend;
   /** The server's warehouse (a SQLite file), for runs made beside it (the CLI, the scheduler). */
   warehouseUrl: string;
+  /** The emulator behind the server, for its ledger of calls and credits (GET /__emulator/ledger). */
+  emulatorUrl: string;
   /** A signed request from the test itself, on the simulated clock. */
   // biome-ignore lint/suspicious/noExplicitAny: tests read answers loosely and assert on them
   api(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }>;
@@ -53,7 +55,11 @@ export function useAddon(): { start(o?: { settings?: boolean }): Promise<AddonEn
       const project = new GasProject(b);
       projects.push(project);
       const warehouseUrl = freshWarehouseUrl("sqlite");
-      const { url, htmlUrl } = await b.command<{ url: string; htmlUrl: string }>({
+      const { url, htmlUrl, emulatorUrl } = await b.command<{
+        url: string;
+        htmlUrl: string;
+        emulatorUrl: string;
+      }>({
         type: "start",
         warehouseUrl,
         secret: SECRET,
@@ -86,7 +92,7 @@ export function useAddon(): { start(o?: { settings?: boolean }): Promise<AddonEn
           await new Promise((res) => setTimeout(res, 20));
         }
       };
-      return { project, url, htmlUrl, backend: b, warehouseUrl, api, runPipeline };
+      return { project, url, htmlUrl, backend: b, warehouseUrl, emulatorUrl, api, runPipeline };
     },
   };
 }

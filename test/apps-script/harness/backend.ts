@@ -4,7 +4,10 @@ import { parentPort } from "node:worker_threads";
 import { SkillClient } from "../../../connectors/skill-api/client.js";
 import { openWarehouse, type Warehouse } from "../../../connectors/warehouse/open.js";
 import { DEMO_KEY, type Emulator, startEmulator } from "../../../emulator/index.js";
+import { loadPipeline } from "../../../engine/define/pipeline-file.js";
+import { runPipelines } from "../../../engine/run/runner.js";
 import { type SkillsyncServer, startServer } from "../../../server/index.js";
+import { loadsOfRun } from "../../../store/loads.js";
 import { type BackendCommand, FETCH, type FetchRequest } from "./protocol.js";
 
 /**
@@ -48,7 +51,7 @@ async function start(c: Extract<BackendCommand, { type: "start" }>): Promise<unk
   await new Promise<void>((resolve) => html.listen(0, "127.0.0.1", resolve));
   const htmlUrl = `http://127.0.0.1:${(html.address() as AddressInfo).port}`;
   running = { emulator, client, warehouse, server, html, htmlUrl, logs };
-  return { url: server.url, htmlUrl };
+  return { url: server.url, htmlUrl, emulatorUrl: emulator.url };
 }
 
 async function stop(): Promise<unknown> {
@@ -61,6 +64,24 @@ async function stop(): Promise<unknown> {
   await r.client.close();
   await r.emulator.stop();
   return { logs: r.logs };
+}
+
+function required(): Running {
+  if (!running) throw new Error("test bug: the backend has not been started");
+  return running;
+}
+
+/** A run beside the server, on its warehouse and emulator, with nothing reused from the store. */
+async function refreshRun(pipeline: string, params: Record<string, string[]>): Promise<unknown> {
+  const r = required();
+  const s = await runPipelines({
+    warehouse: r.warehouse,
+    client: r.client,
+    pipelines: [loadPipeline(pipeline)],
+    params,
+    refresh: true,
+  });
+  return { runId: s.runId, status: s.status, loads: await loadsOfRun(r.warehouse, s.runId) };
 }
 
 /** Answers into the shared buffer the main thread is blocked on (see protocol.ts for the layout). */
@@ -116,6 +137,10 @@ port.on("message", (c: BackendCommand) => {
         return {};
       case "logs":
         return { logs: running?.logs ?? [] };
+      case "clock":
+        return { date: required().emulator.setDate(c.date) };
+      case "refresh-run":
+        return refreshRun(c.pipeline, c.params);
     }
   };
   work().then(

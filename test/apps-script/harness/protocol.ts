@@ -11,6 +11,14 @@ export type BackendCommand =
     }
   | { type: "stop"; id: number }
   | { type: "break"; id: number }
+  /** Moves the emulator's date (yyyy-mm-dd): later answers are the API's at that date. */
+  | { type: "clock"; id: number; date: string }
+  /**
+   * Runs a pipeline beside the server on its warehouse, asking everything again (`skillsync run
+   * --refresh`, as a schedule or the CLI would): POST /runs has no refresh, and a pipeline's
+   * freshness would answer a second run from the store.
+   */
+  | { type: "refresh-run"; id: number; pipeline: string; params: Record<string, string[]> }
   | { type: "logs"; id: number }
   | FetchRequest;
 
