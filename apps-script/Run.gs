@@ -60,6 +60,28 @@ function selectionValues() {
  * @example startRun({ pipeline: 'marketplace-search', params: { keyword: ['usb hub'] }, maxCredits: 20 })
  */
 function startRun(form) {
+  const body = runBody_(form);
+  const answer = callServer_('POST', '/runs', null, body);
+  return { runId: answer.runId, status: answer.status, pipeline: body.pipeline, maxCredits: answer.maxCredits };
+}
+
+/**
+ * What the run of this form would cost (POST /plan), as the sidebar shows it before Run is pressed.
+ * Sends nothing to the API and spends nothing.
+ * @example planRun({ pipeline: 'marketplace-search', params: { keyword: ['usb hub'], pages: '2' }, maxCredits: 1 })
+ *   // { line: '1 call · 1 credit for the first pages, at most 2 · 0 from the store',
+ *   //   warning: 'Your cap of 1 credit is below the at most 2: the run may stop at the cap with pages missing.' }
+ */
+function planRun(form) {
+  const plan = callServer_('POST', '/plan', null, runBody_(form));
+  return { line: priceLine_(plan), warning: capWarning_(plan) };
+}
+
+/**
+ * The body of POST /runs and POST /plan from the sidebar's form. Both read the form here, so the
+ * price shown is the price of the run that Run starts.
+ */
+function runBody_(form) {
   const f = form || {};
   const pipeline = String(f.pipeline || '').trim();
   if (!pipeline) throw fail_('Pick a pipeline to run.');
@@ -77,8 +99,36 @@ function startRun(form) {
     throw fail_('These params are too many for one request (' + formatCount_(size) + ' bytes; the server takes ' +
       'at most 64 KB): select fewer values and run the rest separately.');
   }
-  const answer = callServer_('POST', '/runs', null, body);
-  return { runId: answer.runId, status: answer.status, pipeline: pipeline, maxCredits: answer.maxCredits };
+  return body;
+}
+
+/**
+ * "2 calls · 2 credits for the first pages, at most 4 · 1 from the store": the plan's first-page
+ * calls, their credits (calls the store answers cost none), the most that further pages can add,
+ * and what the store answers — identifiers for a batched pipeline, whose batches are split per item.
+ */
+function priceLine_(plan) {
+  const p = plan.pipelines[0];
+  if (p.inputs === 0) return 'No inputs: nothing to ask, 0 credits.';
+  const credits = plan.credits === plan.creditsAtMost
+    ? plural_(plan.credits, 'credit')
+    : plural_(plan.credits, 'credit') + ' for the first pages, at most ' + formatCount_(plan.creditsAtMost);
+  const stored = p.items
+    ? formatCount_(p.items.fromStore) + ' of ' + plural_(p.items.asked, 'identifier') + ' from the store'
+    : formatCount_(p.fromStore) + ' from the store';
+  return plural_(p.calls, 'call') + ' · ' + credits + ' · ' + stored;
+}
+
+/** Said when the cap would stop the run: surely (below the first pages) or perhaps (below the at most). */
+function capWarning_(plan) {
+  const cap = plural_(plan.maxCredits, 'credit');
+  if (plan.maxCredits < plan.credits) {
+    return 'Your cap of ' + cap + ' is below the ' + formatCount_(plan.credits) + ' the first pages need: ' +
+      'the run will stop at the cap with calls not made.';
+  }
+  if (!plan.ceilingBelowAtMost) return '';
+  return 'Your cap of ' + cap + ' is below the at most ' + formatCount_(plan.creditsAtMost) + ': ' +
+    'the run may stop at the cap with pages missing.';
 }
 
 /** One poll of a run, with a line the sidebar shows as it is. */
@@ -130,6 +180,8 @@ function runView_(r) {
     pipeline: r.pipeline,
     status: r.status,
     warehouseRunId: r.warehouseRunId || null,
+    // Only the warehouse's runs carry a trigger; the server's own queue does not (they are all "server").
+    scheduled: r.trigger === 'schedule',
     finished: finished,
     calls: calls,
     credits: credits,
