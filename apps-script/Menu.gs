@@ -5,6 +5,7 @@ function onOpen() {
     .createMenu(TITLE_)
     .addItem('Run a pipeline…', 'showRunSidebar')
     .addItem('Refresh this tab', 'refreshThisTab')
+    .addItem('Schedule this tab…', 'showScheduleDialog')
     .addItem('Load a table…', 'showLoadDialog')
     .addSeparator()
     .addItem('Runs and credits', 'showRunsDialog')
@@ -22,6 +23,10 @@ function showRunSidebar() {
 
 function showLoadDialog() {
   SpreadsheetApp.getUi().showModalDialog(page_('LoadDialog').setWidth(520).setHeight(600), 'Skillsync: load a table');
+}
+
+function showScheduleDialog() {
+  SpreadsheetApp.getUi().showModalDialog(page_('ScheduleDialog').setWidth(720).setHeight(640), 'Skillsync: schedule this tab');
 }
 
 function showRunsDialog() {

@@ -75,6 +75,7 @@ describe("the Apps Script project's files", () => {
     expect(items.map((i) => i.label)).toEqual([
       "Run a pipeline…",
       "Refresh this tab",
+      "Schedule this tab…",
       "Load a table…",
       "Runs and credits",
       "Settings…",
@@ -90,11 +91,17 @@ describe("the Apps Script project's files", () => {
   it("renders every page with its includes, and each page's script parses", () => {
     const project = new GasProject(undefined);
     project.open();
-    for (const label of ["Run a pipeline…", "Load a table…", "Runs and credits", "Settings…"]) {
+    for (const label of [
+      "Run a pipeline…",
+      "Schedule this tab…",
+      "Load a table…",
+      "Runs and credits",
+      "Settings…",
+    ]) {
       expect(project.menu(label).error).toBeUndefined();
     }
     const pages = [...project.ui.sidebars, ...project.ui.dialogs.map((d) => d.html)];
-    expect(pages).toHaveLength(4);
+    expect(pages).toHaveLength(5);
     for (const page of pages) {
       const content = page.getContent();
       expect(content).not.toContain("<?");
