@@ -89,7 +89,9 @@ function scheduleTab_(name) {
   const title = String(name || '').trim();
   const sheet = title ? SpreadsheetApp.getActive().getSheetByName(title) : null;
   if (!sheet) throw fail_('Tab "' + title + '" is not in this spreadsheet any more: open the tab to schedule and choose Skillsync › Schedule this tab… again.');
-  if (!tabMemory_(sheet) && sheet.getLastRow() > 0) {
+  // A tab the server refreshed has no memory here (its pushes replace the tab): its header note says so.
+  const refreshed = sheet.getRange(1, 1).getNote().indexOf('Skillsync: scheduled refresh of ') === 0;
+  if (!tabMemory_(sheet) && !refreshed && sheet.getLastRow() > 0) {
     throw fail_('Tab "' + title + '" holds data that Skillsync did not write, and every scheduled run writes ' +
       'its rows there: schedule a tab Skillsync filled (or a new, empty one) so none of your own cells are overwritten.');
   }

@@ -24,7 +24,7 @@ export async function fireSheetSchedules(o: {
   sheets: SheetsConnector | undefined;
   run: RunPipelines | undefined;
   notify: NotifyTarget[];
-}): Promise<{ stop(): Promise<void> }> {
+}): Promise<{ sync(): void; stop(): Promise<void> }> {
   const scheduler = await startScheduler({
     warehouse: o.warehouse,
     client: o.client,
@@ -43,6 +43,7 @@ export async function fireSheetSchedules(o: {
     log: o.log,
   });
   return {
+    sync: watch.sync,
     async stop() {
       await watch.stop();
       await scheduler.stop(GRACE_MS);

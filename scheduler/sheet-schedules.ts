@@ -27,7 +27,8 @@ function scheduled(
 /**
  * Keeps a scheduler firing exactly the warehouse's live sheet schedules (`POST /schedules`):
  * each one made since is added, each one deleted removed. A schedule whose pipeline this process
- * does not know is left to the servers that do (it never claims their ticks). A deletion seen late
+ * does not know is left to the servers that do (it never claims their ticks). `sync()` looks at
+ * once (a schedule made or deleted through this process's server). A deletion seen late
  * costs nothing: a tick checks that its schedule is still live before it claims anything.
  *
  * @example const watch = await watchSheetSchedules({ scheduler, warehouse, pipelines, log });
@@ -39,7 +40,7 @@ export async function watchSheetSchedules(o: {
   pipelines: ReadonlyMap<string, LoadedPipeline>;
   log: Log;
   everyMs?: number | undefined;
-}): Promise<{ stop(): Promise<void> }> {
+}): Promise<{ sync(): void; stop(): Promise<void> }> {
   const firing = new Set<string>();
   const sync = async () => {
     const live = await liveSheetSchedules(o.warehouse);
@@ -64,16 +65,19 @@ export async function watchSheetSchedules(o: {
   };
   await sync();
   let running = Promise.resolve();
-  const timer = setInterval(() => {
+  // One sync at a time, whoever asks: the timer, or a schedule made or deleted through this server.
+  const again = () => {
     running = running.then(sync).catch((err: unknown) =>
       o.log(`sheet schedules: ${err instanceof Error ? err.message : String(err)}`, {
         event: "schedule.sheet.error",
         level: "error",
       }),
     );
-  }, o.everyMs ?? SYNC_MS);
+  };
+  const timer = setInterval(again, o.everyMs ?? SYNC_MS);
   timer.unref();
   return {
+    sync: again,
     async stop() {
       clearInterval(timer);
       await running;

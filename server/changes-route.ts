@@ -6,19 +6,10 @@ import { type ChangesPage, readChangesPage } from "../engine/publish/changes.js"
 import { typedValue, userTables } from "../engine/publish/read-table.js";
 import type { ColumnType } from "../schema/table.js";
 import { errorReply, type Reply, reply } from "./http.js";
-import type { RouteContext } from "./routes.js";
+import { pageSchema, type RouteContext } from "./routes.js";
 
-/** The largest page, as GET /tables/:name's. */
-const MAX_PAGE = 5000;
-
-const changesQuerySchema = z.strictObject({
-  since: z.string().min(1).max(40),
-  limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(1000),
-  offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
-  columns: z.string().max(10_000).optional(),
-  /** Ignored: lets a client make two otherwise identical requests in one second (each signature is single-use). */
-  nonce: z.string().max(64).optional(),
-});
+/** The paging of GET /tables/:name, and which changes. */
+const changesQuerySchema = pageSchema.extend({ since: z.string().min(1).max(40) });
 
 /** The types of a `<table>_changes` view's own columns (history-views.ts); its key columns are the table's. */
 const CHANGE_TYPES: Record<string, ColumnType> = {

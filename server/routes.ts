@@ -29,6 +29,7 @@ import { errorReply, type Reply, reply } from "./http.js";
 import { jobView } from "./job-view.js";
 import type { RunQueue } from "./queue.js";
 
+/** The largest page of rows a GET may ask for (tables and changes alike). */
 const MAX_PAGE = 5000;
 export interface RouteContext {
   warehouse: Warehouse;
@@ -42,6 +43,8 @@ export interface RouteContext {
   prepare: Prepare;
   /** The price table runs reserve with (preflight prices with the same). */
   prices: PriceTable;
+  /** Told when a sheet schedule is made or deleted (this process's scheduler looks at once). */
+  schedulesChanged?: (() => void) | undefined;
 }
 
 export const runRequestSchema = z.strictObject({
@@ -50,7 +53,7 @@ export const runRequestSchema = z.strictObject({
   maxCredits: z.number().positive().optional(),
 });
 
-const pageSchema = z.strictObject({
+export const pageSchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(1000),
   offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
   columns: z.string().max(10_000).optional(),

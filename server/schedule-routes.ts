@@ -60,6 +60,7 @@ export async function postSchedule(ctx: RouteContext, body: string): Promise<Rep
     // A history table's runs load new versions only: they go below the earlier ones.
     mode: run.pipeline.records.mode === "history" ? "append" : "replace",
   });
+  ctx.schedulesChanged?.();
   return reply(201, { schedule: (await views(ctx, [schedule]))[0] });
 }
 
@@ -71,7 +72,10 @@ export async function listSchedules(ctx: RouteContext, query: URLSearchParams): 
 
 /** DELETE /schedules/:id: no tick after this one starts a run, on any server. */
 export async function deleteSchedule(ctx: RouteContext, id: string): Promise<Reply> {
-  if (await deleteSheetSchedule(ctx.warehouse, id)) return reply(200, { deleted: id });
+  if (await deleteSheetSchedule(ctx.warehouse, id)) {
+    ctx.schedulesChanged?.();
+    return reply(200, { deleted: id });
+  }
   return errorReply(404, "UNKNOWN_SCHEDULE", `no schedule "${id.slice(0, 80)}" (see GET /schedules)`);
 }
 

@@ -58,6 +58,8 @@ export interface ServerOptions {
   now?: (() => number) | undefined;
   /** Runs pipelines (default in this process; `--workers`: the workers make the calls). */
   run?: RunPipelines | undefined;
+  /** Told when a sheet schedule is made or deleted here, so this process's scheduler sees it at once. */
+  onSchedulesChanged?: (() => void) | undefined;
 }
 
 export interface SkillsyncServer {
@@ -156,6 +158,7 @@ export async function startServer(o: ServerOptions): Promise<SkillsyncServer> {
     columnTypes: pipelineColumnTypes(pipelines),
     prepare: o.client.prepare.bind(o.client),
     prices,
+    schedulesChanged: o.onSchedulesChanged,
   };
   const auth = new RequestAuthenticator(secret, o.now);
   const log = o.log ?? textLog();

@@ -91,7 +91,7 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
   // The server's runs write their events to the outbox; this loop delivers them (and older ones).
   const run = notify.length ? withNotify(pool?.run ?? runPipelines, notify) : pool?.run;
   const delivery = startDelivery(warehouse, notify, { log });
-  let sheetSchedules: { stop(): Promise<void> } | undefined;
+  let sheetSchedules: { sync(): void; stop(): Promise<void> } | undefined;
   try {
     const server = await listenOrExplain(
       () =>
@@ -109,6 +109,7 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
           prices,
           run,
           log,
+          onSchedulesChanged: () => sheetSchedules?.sync(),
         }),
       { port, host: flags.host, flag: "--port" },
     );

@@ -323,13 +323,22 @@ describe("Schedule this tab…: the script's checks", () => {
       ok: false,
       message: "Enter the time of day as HH:MM on a 24-hour clock, e.g. 07:30.",
     });
+    // A tab the server refreshed on a schedule before (its note says so) may be scheduled again.
+    const pushed = project.spreadsheet.addSheet("Pushed");
+    pushed.type(1, 1, [["keyword"], ["usb hub"]]);
+    pushed
+      .getRange(1, 1)
+      .setNote("Skillsync: scheduled refresh of marketplace-search (30 7 * * *, UTC; schedule s1)");
+    expect(project.call("createSchedule", { ...form, tab: "Pushed" }).schedules).toHaveLength(1);
     // An empty new tab may be scheduled.
     project.spreadsheet.addSheet("Daily");
     const made = project.call("createSchedule", { ...form, tab: "Daily" });
     expect(made.schedules).toEqual([
+      expect.objectContaining({ tab: "Pushed" }),
       expect.objectContaining({ tab: "Daily", when: "daily at 07:30", last: "not run yet" }),
     ]);
     expect(project.sent.filter((r) => r.method === "POST").map((r) => new URL(r.url).pathname)).toEqual([
+      "/schedules",
       "/schedules",
     ]);
   });

@@ -1,84 +1,11 @@
-import { describe, expect, it } from "vitest";
-import { until } from "../helpers/until.js";
+import { describe, it } from "vitest";
 import { unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
-import { BOOK, call, rowsOfRun, schedule, setUp, ticksOf, twoServersTrial } from "./sheet-serve.js";
+import { twoServersTrial } from "./sheet-serve.js";
 
 describe.each(WAREHOUSE_KINDS)("sheet schedules fired by serve (%s)", (kind) => {
   it.skipIf(unavailable(kind))(
     "two servers on one warehouse run each tick once under its cap, replace the tab and note it; none after DELETE",
     () => twoServersTrial(kind, "*/4 * * * * *", 2, 90_000),
     180_000,
-  );
-
-  it.skipIf(unavailable(kind))(
-    "a refresh whose run fails keeps the tab's rows, says why in the note and in GET /schedules, and notifies",
-    async () => {
-      const { emulator, sheets, hook, w, servers } = await setUp(kind, 1);
-      const url = servers[0]!.url;
-      const made = await call(url, "POST", "/schedules", schedule);
-      const id: string = made.json.schedule.id;
-      const succeeded = await until(
-        async () => (await ticksOf(w, id)).find((t) => t.run_status === "succeeded"),
-        60_000,
-        "a first refresh",
-      );
-      // From now on every call the API answers is a 5xx: the next refresh's run fails.
-      emulator.setFaults({ errorRate: 1 });
-      const failed = await until(
-        async () => (await ticksOf(w, id)).find((t) => t.run_status === "failed" && t.finished_at !== null),
-        60_000,
-        "a failed refresh",
-      );
-      // Every refresh from now on fails the same way: the list shows the last one's outcome and why.
-      const listed = await call(url, "GET", `/schedules?spreadsheet=${BOOK}`);
-      expect(listed.json.schedules[0].last).toMatchObject({ outcome: "failed" });
-      expect(listed.json.schedules[0].last.note).toMatch(/\S/);
-      await call(url, "DELETE", `/schedules/${id}`);
-      const ok = (await ticksOf(w, id)).filter(
-        (t) =>
-          t.run_status === "succeeded" && Date.parse(String(t.tick_at)) < Date.parse(String(failed.tick_at)),
-      );
-      const kept = ok.at(-1) ?? succeeded;
-      expect(sheets.values(BOOK, "Hubs").length - 1).toBe(await rowsOfRun(w, kept.run_id!));
-      const note = sheets.note(BOOK, "Hubs") ?? "";
-      expect(note).toMatch(/Last refresh .*: FAILED/);
-      expect(note).toContain(`(run ${failed.run_id})`);
-      expect(note).toContain("The rows below are from an earlier refresh.");
-
-      const event = await until(
-        async () =>
-          hook.received.find((r) => r.kind === "run.failed" && r.body.event["runId"] === failed.run_id),
-        30_000,
-        "the failed run's notification",
-      );
-      expect(event.body.event["trigger"]).toBe("schedule");
-    },
-    180_000,
-  );
-
-  it.skipIf(unavailable(kind))(
-    "a spreadsheet not shared with the server: the refresh fails, says how to share it, and notifies",
-    async () => {
-      const { sheets, hook, w, servers } = await setUp(kind, 1);
-      sheets.deny(BOOK);
-      const url = servers[0]!.url;
-      const id: string = (await call(url, "POST", "/schedules", schedule)).json.schedule.id;
-      const tick = await until(
-        async () => (await ticksOf(w, id)).find((t) => t.finished_at !== null),
-        60_000,
-        "a refresh",
-      );
-      await call(url, "DELETE", `/schedules/${id}`);
-      expect(tick.run_status).toBe("refresh-failed");
-      const event = await until(
-        async () => hook.received.find((r) => r.kind === "schedule.refresh-failed"),
-        30_000,
-        "the refresh's notification",
-      );
-      expect(event.body.event).toMatchObject({ schedule: id, tab: "Hubs", pipeline: "hub-search" });
-      expect(event.body.text).toMatch(/share the spreadsheet with the service account's email/);
-      expect(event.body.text).toContain("The tab keeps its earlier rows.");
-    },
-    120_000,
   );
 });
