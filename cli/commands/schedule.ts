@@ -90,6 +90,8 @@ async function runScheduler(schedules: ScheduledPipeline[], flags: ScheduleFlags
   const signals = firstSignal();
   const log = cliLog();
   const w = await openWarehouse(dbOption(flags), { readUrl: flags.readDb });
+  // Before the notification loop's first look at the outbox (a new warehouse has no tables yet).
+  await migrateToLatest(w);
   let pool: Awaited<ReturnType<typeof openWorkers>>;
   // Delivers the events of `--notify` and of every pipeline's `schedule.notify`.
   const delivery = startDelivery(w, uniqueTargets([...notify, ...schedules.flatMap((s) => s.notify ?? [])]), {

@@ -12,6 +12,7 @@ import {
 import type { NotifyTarget } from "../../engine/notify/config.js";
 import { startDelivery } from "../../engine/notify/loop.js";
 import { type RunPipelines, runPipelines } from "../../engine/run/runner.js";
+import { migrateToLatest } from "../../store/migrate.js";
 import { dbOption, makeClient, numberFlag, pricesOption, withReadDb } from "../context.js";
 import { cliLog, logFormat } from "../log.js";
 import { notifyTargets, withNotifyOption } from "../notify-option.js";
@@ -83,6 +84,8 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
   const client = makeClient(flags.baseUrl, rateSettings(flags));
   const sheets = await SheetsConnector.fromEnv();
   const warehouse = await openWarehouse(dbOption(flags), { readUrl: flags.readDb });
+  // Before the notification loop's first look at the outbox (a new warehouse has no tables yet).
+  await migrateToLatest(warehouse);
   const pool = await openWorkers(workers);
   const log = cliLog();
   // --log-format json: the banner is one `serve.listening` event on stderr, stdout stays empty.

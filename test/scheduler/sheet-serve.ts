@@ -143,6 +143,9 @@ export async function twoServersTrial(kind: WarehouseKind, cron: string, ticks: 
   const made = await call(servers[0]!.url, "POST", "/schedules", { ...schedule, cron });
   expect(made.status, JSON.stringify(made.json)).toBe(201);
   const id: string = made.json.schedule.id;
+  // Both servers fire it (the other one finds it within its 5 s sync), whichever claims a tick.
+  for (const s of servers)
+    await until(async () => s.out.text.includes(`sheet:${id}: hub-search`), 30_000, "the schedule taken up");
   const done = (t: Tick) => t.finished_at !== null && t.run_status === "succeeded";
   await until(async () => (await ticksOf(w, id)).filter(done).length >= ticks, deadlineMs, `${ticks} ticks`);
 
