@@ -1,10 +1,10 @@
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { BrowserContext, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { chromiumMissing, launchChromium } from "./harness/chromium.js";
-import { type PageServer, startPageServer } from "./harness/page-server.js";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { chromiumMissing, useChromium } from "./harness/chromium.js";
+import type { PageServer } from "./harness/page-server.js";
 import { type AddonEnv, useAddon } from "./setup.js";
 
 // The screenshots shown in docs/apps-script.md are refreshed on purpose
@@ -24,33 +24,22 @@ async function status(page: Page, kind: "ok" | "error", timeout = 15_000): Promi
 }
 
 describe.skipIf(mode === "skip")("the add-on's pages in a real headless Chromium", () => {
-  let browser: { context: BrowserContext; close(): Promise<void> } | undefined;
+  const chromium = useChromium();
   let pages: PageServer | undefined;
 
-  beforeAll(async () => {
-    if (mode === "fail") throw new Error("CI=true but /usr/bin/chromium is missing (.ci/run installs it)");
-    browser = await launchChromium();
+  beforeAll(() => {
     mkdirSync(DOCS_IMG, { recursive: true });
-  }, 30_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
-  // Each test has its own server and project (useAddon stops them after every test).
-  afterEach(async () => {
-    await pages?.close();
-    pages = undefined;
   });
 
   async function start(): Promise<AddonEnv> {
     const env = await addon.start();
-    pages = await startPageServer(env.project);
+    pages = await chromium.pageServer(env.project);
     return env;
   }
 
   /** Opens what the script showed (a sidebar 300 px wide, as Google draws it, or a dialog). */
   async function open(name: string, html: string, width: number, height: number): Promise<Page> {
-    const page = await browser!.context.newPage();
-    await page.setViewportSize({ width, height });
+    const page = await chromium.newPage({ width, height });
     await page.goto(pages!.show(name, html));
     return page;
   }

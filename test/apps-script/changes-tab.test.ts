@@ -1,10 +1,9 @@
 import { sql } from "kysely";
-import type { BrowserContext, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { openWarehouse } from "../../connectors/warehouse/open.js";
 import { changedBetween, publishedPatents } from "../helpers/legal-status.js";
-import { chromiumMissing, launchChromium } from "./harness/chromium.js";
-import { type PageServer, startPageServer } from "./harness/page-server.js";
+import { chromiumMissing, useChromium } from "./harness/chromium.js";
 import { type AddonEnv, useAddon } from "./setup.js";
 
 const TABLE = "patent_legal_status";
@@ -84,27 +83,13 @@ async function status(page: Page, kind: "ok" | "error"): Promise<string> {
 }
 
 describe.skipIf(mode === "skip")("Load a table…: what changed in a history table, in a tab", () => {
-  let browser: { context: BrowserContext; close(): Promise<void> } | undefined;
-  let pages: PageServer | undefined;
-
-  beforeAll(async () => {
-    if (mode === "fail") throw new Error("CI=true but /usr/bin/chromium is missing (.ci/run installs it)");
-    browser = await launchChromium();
-  }, 30_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
-  afterEach(async () => {
-    await pages?.close();
-    pages = undefined;
-  });
+  const chromium = useChromium();
 
   /** The Load dialog as the menu opens it, in the browser. */
   async function openDialog(env: AddonEnv): Promise<Page> {
     expect(env.project.menu("Load a table…").error).toBeUndefined();
-    pages ??= await startPageServer(env.project);
-    const page = await browser!.context.newPage();
-    await page.setViewportSize({ width: 520, height: 700 });
+    const pages = await chromium.pageServer(env.project);
+    const page = await chromium.newPage({ width: 520, height: 700 });
     await page.goto(pages.show("load", env.project.ui.dialogs.at(-1)!.html.getContent()));
     await page.locator(`#table option[value="${TABLE}"]`).waitFor({ state: "attached" });
     return page;

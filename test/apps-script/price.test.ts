@@ -1,9 +1,9 @@
-import type { BrowserContext, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import type { LedgerSnapshot } from "../../emulator/index.js";
 import { cli } from "../helpers/cli.js";
-import { chromiumMissing, launchChromium } from "./harness/chromium.js";
-import { type PageServer, startPageServer } from "./harness/page-server.js";
+import { chromiumMissing, useChromium } from "./harness/chromium.js";
+import type { PageServer } from "./harness/page-server.js";
 import { type AddonEnv, useAddon } from "./setup.js";
 
 const mode = chromiumMissing();
@@ -60,28 +60,16 @@ async function warning(page: Page): Promise<string> {
 }
 
 describe.skipIf(mode === "skip")("the run sidebar's price, before Run is pressed", () => {
-  let browser: { context: BrowserContext; close(): Promise<void> } | undefined;
+  const chromium = useChromium();
   let pages: PageServer | undefined;
-
-  beforeAll(async () => {
-    if (mode === "fail") throw new Error("CI=true but /usr/bin/chromium is missing (.ci/run installs it)");
-    browser = await launchChromium();
-  }, 30_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
-  afterEach(async () => {
-    await pages?.close();
-    pages = undefined;
-  });
 
   /** The sidebar as the menu item opens it, in Chromium, with its pipelines listed. */
   async function openSidebar(env: AddonEnv): Promise<Page> {
-    pages = await startPageServer(env.project);
+    const opened = await chromium.pageServer(env.project);
+    pages = opened;
     expect(env.project.menu("Run a pipeline…").error).toBeUndefined();
-    const page = await browser!.context.newPage();
-    await page.setViewportSize({ width: 300, height: 900 });
-    await page.goto(pages.show("run", env.project.ui.sidebars.at(-1)!.getContent()));
+    const page = await chromium.newPage({ width: 300, height: 900 });
+    await page.goto(opened.show("run", env.project.ui.sidebars.at(-1)!.getContent()));
     await page.locator('#pipeline option[value="patent-bibliography"]').waitFor({ state: "attached" });
     return page;
   }

@@ -1,26 +1,16 @@
-import type { BrowserContext } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SkillClient } from "../../connectors/skill-api/client.js";
 import { afterTest } from "../helpers/after-test.js";
 import { DEMO_KEY } from "../helpers/emulator.js";
 import { openTracked, startTracked, tempDir, until, writeScheduledPipeline } from "../scheduler/fixtures.js";
-import { chromiumMissing, launchChromium } from "./harness/chromium.js";
-import { startPageServer } from "./harness/page-server.js";
+import { chromiumMissing, useChromium } from "./harness/chromium.js";
 import { useAddon } from "./setup.js";
 
 const mode = chromiumMissing();
 const addon = useAddon();
 
 describe.skipIf(mode === "skip")("Runs and credits in a real headless Chromium", () => {
-  let browser: { context: BrowserContext; close(): Promise<void> } | undefined;
-
-  beforeAll(async () => {
-    if (mode === "fail") throw new Error("CI=true but /usr/bin/chromium is missing (.ci/run installs it)");
-    browser = await launchChromium();
-  }, 30_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const chromium = useChromium();
 
   it("lists a run the scheduler made beside the server, marked scheduled; the server's own run is not", async () => {
     const env = await addon.start();
@@ -51,10 +41,9 @@ describe.skipIf(mode === "skip")("Runs and credits in a real headless Chromium",
     expect(byPipeline("marketplace-search")).toEqual([expect.objectContaining({ scheduled: false })]);
 
     // As the user sees it: the scheduled row carries the label, the server's row does not.
-    const pages = await startPageServer(project);
-    afterTest(() => pages.close());
+    const pages = await chromium.pageServer(project);
     expect(project.menu("Runs and credits").error).toBeUndefined();
-    const page = await browser!.context.newPage();
+    const page = await chromium.newPage();
     await page.goto(pages.show("runs", project.ui.dialogs.at(-1)!.html.getContent()));
     const row = (name: string) => page.locator("#runs tr", { hasText: name });
     await row("sched-search").waitFor({ state: "visible", timeout: 20_000 });

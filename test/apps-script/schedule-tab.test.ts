@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import type { BrowserContext, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { afterEach, describe, expect, it } from "vitest";
 import { type SheetsFake, startSheetsFake } from "../fakes/sheets-fake.js";
 import { DEMO_KEY } from "../helpers/emulator.js";
 import { nodeEntry } from "../helpers/node-entry.js";
 import { until } from "../helpers/until.js";
-import { chromiumMissing, launchChromium } from "./harness/chromium.js";
-import { type PageServer, startPageServer } from "./harness/page-server.js";
+import { chromiumMissing, useChromium } from "./harness/chromium.js";
+import type { PageServer } from "./harness/page-server.js";
 import { type AddonEnv, SECRET, useAddon } from "./setup.js";
 
 const mode = chromiumMissing();
@@ -77,21 +77,12 @@ async function serveFiring(env: AddonEnv, sheets: SheetsFake, children: ChildPro
 }
 
 describe.skipIf(mode === "skip")("Schedule this tab…", () => {
-  let browser: { context: BrowserContext; close(): Promise<void> } | undefined;
+  const chromium = useChromium();
   let pages: PageServer | undefined;
   const children: ChildProcess[] = [];
   const fakes: SheetsFake[] = [];
 
-  beforeAll(async () => {
-    if (mode === "fail") throw new Error("CI=true but /usr/bin/chromium is missing (.ci/run installs it)");
-    browser = await launchChromium();
-  }, 30_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
   afterEach(async () => {
-    await pages?.close();
-    pages = undefined;
     for (const c of children.splice(0)) {
       if (c.exitCode !== null || c.signalCode !== null) continue;
       const exited = new Promise((resolve) => c.once("exit", resolve));
@@ -105,16 +96,16 @@ describe.skipIf(mode === "skip")("Schedule this tab…", () => {
   async function openOnRunTab(): Promise<{ env: AddonEnv; page: Page }> {
     const env = await addon.start();
     const { project } = env;
-    pages = await startPageServer(project);
+    const opened = await chromium.pageServer(project);
+    pages = opened;
     const run = await env.runPipeline("marketplace-search", { keyword: ["usb hub"] });
     expect(project.call("writeRunTable", run.runId, "Results")).toMatchObject({ complete: true });
     project.spreadsheet.setActiveSheet(project.spreadsheet.getSheetByName("Results")!);
     expect(project.menu("Schedule this tab…").error).toBeUndefined();
     const dialog = project.ui.dialogs.at(-1)!;
     expect(dialog.title).toBe("Skillsync: schedule this tab");
-    const page = await browser!.context.newPage();
-    await page.setViewportSize({ width: 720, height: 640 });
-    await page.goto(pages.show("schedule", dialog.html.getContent()));
+    const page = await chromium.newPage({ width: 720, height: 640 });
+    await page.goto(opened.show("schedule", dialog.html.getContent()));
     await page.locator('#pipeline option[value="marketplace-search"]').waitFor({ state: "attached" });
     await page.locator("#schedules tr").first().waitFor({ state: "attached" });
     return { env, page };
@@ -211,7 +202,8 @@ describe.skipIf(mode === "skip")("Schedule this tab…", () => {
     sheets.createSpreadsheet(SPREADSHEET, [{ title: "Results" }, { title: "Capped" }]);
     const env = await addon.start();
     const { project } = env;
-    pages = await startPageServer(project);
+    const opened = await chromium.pageServer(project);
+    pages = opened;
     project.spreadsheet.addSheet("Results");
     project.spreadsheet.addSheet("Capped");
     await serveFiring(env, sheets, children);
@@ -247,8 +239,8 @@ describe.skipIf(mode === "skip")("Schedule this tab…", () => {
     expect(sheets.values(SPREADSHEET, "Results").length).toBe(1 + results.last.rows);
 
     expect(project.menu("Schedule this tab…").error).toBeUndefined();
-    const page = await browser!.context.newPage();
-    await page.goto(pages.show("schedule", project.ui.dialogs.at(-1)!.html.getContent()));
+    const page = await chromium.newPage();
+    await page.goto(opened.show("schedule", project.ui.dialogs.at(-1)!.html.getContent()));
     const pad = (n: number) => String(n).padStart(2, "0");
     const when = `daily at ${pad(at.getUTCHours())}:${pad(at.getUTCMinutes())}${at.getUTCSeconds() ? `:${pad(at.getUTCSeconds())}` : ""}`;
     expect(await listed(page, results.id)).toEqual([

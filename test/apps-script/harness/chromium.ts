@@ -1,7 +1,11 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BrowserContext, chromium } from "playwright-core";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
+import { afterTest } from "../../helpers/after-test.js";
+import { type PageServer, startPageServer } from "./page-server.js";
+import type { GasProject } from "./project.js";
 
 /** Debian's chromium package; the test never downloads a browser (.ci/run installs this one). */
 const CHROMIUM = "/usr/bin/chromium";
@@ -34,7 +38,7 @@ export function chromiumMissing(): "run" | "skip" | "fail" {
  * A headless Chromium with a fresh profile. Only loopback is reachable: everything else (Google's
  * add-on stylesheet, say) is answered as failed at once, so nothing leaves the machine.
  */
-export async function launchChromium(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+async function launchChromium(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   const profile = mkdtempSync(join(tmpdir(), "skillsync-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -50,6 +54,38 @@ export async function launchChromium(): Promise<{ context: BrowserContext; close
     async close() {
       await context.close();
       rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * One Chromium for a test file's browser tests (in CI a missing one fails them), closed after the
+ * file; page servers for a test's project and tabs of the browser, closed after the test.
+ *
+ * @example const chromium = useChromium(); … const pages = await chromium.pageServer(env.project);
+ *   const page = await chromium.newPage({ width: 300, height: 900 }); await page.goto(pages.show("run", html));
+ */
+export function useChromium() {
+  let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
+  beforeAll(async () => {
+    if (chromiumMissing() === "fail")
+      throw new Error(`CI=true but ${CHROMIUM} is missing (.ci/run installs it)`);
+    browser = await launchChromium();
+  }, 30_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return {
+    async pageServer(project: GasProject): Promise<PageServer> {
+      const server = await startPageServer(project);
+      afterTest(() => server.close());
+      return server;
+    },
+    async newPage(viewport?: { width: number; height: number }): Promise<Page> {
+      const page = await browser!.context.newPage();
+      afterTest(() => page.close());
+      if (viewport) await page.setViewportSize(viewport);
+      return page;
     },
   };
 }
