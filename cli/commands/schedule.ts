@@ -7,9 +7,11 @@ import { afterRun, sheetsForRun } from "../../engine/publish/after-run.js";
 import { loadSchedules, type ScheduledPipeline } from "../../scheduler/load.js";
 import { startScheduler } from "../../scheduler/scheduler.js";
 import { watchSheetSchedules } from "../../scheduler/sheet-schedules.js";
+import { type ScheduleSpec, scheduleSchema } from "../../schema/schedule.js";
 import { formatInZone, nextTimes } from "../../schema/schedule-times.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { readStates, resumeSchedule, type ScheduleState } from "../../store/schedule-state.js";
+import { liveSheetSchedules, type SheetSchedule, sheetScheduleKey } from "../../store/sheet-schedules.js";
 import {
   dbOption,
   makeClient,
@@ -39,10 +41,36 @@ interface ScheduleFlags extends WorkersFlags, RateFlags {
 }
 
 function describe(sp: ScheduledPipeline, state: ScheduleState | undefined, count: number) {
-  const { cron, timezone, maxFailures } = sp.schedule;
+  return describeSpec(
+    sp.pipeline.name,
+    sp.pipeline.name,
+    { file: sp.pipeline.file },
+    sp.schedule,
+    state,
+    count,
+  );
+}
+
+/** A schedule made from a spreadsheet: the tab it refreshes instead of a file. */
+function describeSheet(s: SheetSchedule, state: ScheduleState | undefined, count: number) {
+  const spec = scheduleSchema.parse({ cron: s.cron, timezone: s.timezone });
+  const where = { spreadsheet: s.spreadsheet, tab: s.tab };
+  return describeSpec(sheetScheduleKey(s.id), s.pipeline, where, spec, state, count);
+}
+
+function describeSpec(
+  key: string,
+  pipeline: string,
+  where: Record<string, string>,
+  spec: Pick<ScheduleSpec, "cron" | "timezone" | "maxFailures">,
+  state: ScheduleState | undefined,
+  count: number,
+) {
+  const { cron, timezone, maxFailures } = spec;
   return {
-    pipeline: sp.pipeline.name,
-    file: sp.pipeline.file,
+    schedule: key,
+    pipeline,
+    ...where,
     cron,
     timezone,
     next: nextTimes(cron, timezone, count).map((d) => `${formatInZone(d, timezone)}`),
@@ -58,23 +86,23 @@ function describe(sp: ScheduledPipeline, state: ScheduleState | undefined, count
 
 async function listSchedules(schedules: ScheduledPipeline[], flags: ScheduleFlags): Promise<void> {
   const count = numberFlag("--next", flags.next, { integer: true, min: 1 }) ?? 3;
-  const states = await withWarehouse(dbOption(flags), async (w) => {
+  const { states, sheets } = await withWarehouse(dbOption(flags), async (w) => {
     await migrateToLatest(w);
-    return readStates(w);
+    return { states: await readStates(w), sheets: await liveSheetSchedules(w) };
   });
-  const rows = schedules.map((sp) =>
-    describe(
-      sp,
-      states.find((s) => s.pipeline === sp.pipeline.name),
-      count,
-    ),
-  );
+  const stateOf = (key: string) => states.find((s) => s.pipeline === key);
+  const rows = [
+    ...schedules.map((sp) => describe(sp, stateOf(sp.pipeline.name), count)),
+    // Made from the add-on (POST /schedules): every serve on the warehouse fires them.
+    ...sheets.map((s) => describeSheet(s, stateOf(sheetScheduleKey(s.id)), count)),
+  ];
   if (flags.json) return printJson(rows);
   for (const r of rows) {
     const state = r.paused
-      ? `PAUSED (${r.pausedReason ?? "by hand"}); resume: skillsync schedule resume ${r.pipeline}`
+      ? `PAUSED (${r.pausedReason ?? "by hand"}); resume: skillsync schedule resume ${r.schedule}`
       : `active, ${r.consecutiveFailures}/${r.maxFailures} failures in a row`;
-    printLine(`${r.pipeline}  ${r.cron}  (${r.timezone})  ${state}`);
+    const name = "tab" in r ? `${r.schedule} (${r.pipeline} → tab "${r.tab}")` : r.pipeline;
+    printLine(`${name}  ${r.cron}  (${r.timezone})  ${state}`);
     printLine(`  next: ${r.next.join(", ")}`);
     if (r.lastTickAt)
       printLine(`  last: ${r.lastTickAt.slice(0, 19)}Z ${r.lastStatus ?? ""} ${r.lastRunId ?? ""}`.trimEnd());

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { migrateToLatest } from "../../store/migrate.js";
 import { ensureStates } from "../../store/schedule-state.js";
+import { addSheetSchedule, deleteSheetSchedule } from "../../store/sheet-schedules.js";
 import { cli } from "../helpers/cli.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
 import { nodeEntry } from "../helpers/node-entry.js";
@@ -61,6 +62,41 @@ describe("skillsync schedule", () => {
     const unknown = await cli(["schedule", "resume", "nope", "--db", db]);
     expect(unknown.code).toBe(2);
     expect(unknown.err).toContain('no schedule named "nope" in this warehouse (known: nightly)');
+  });
+
+  it("--list shows the schedules made from a spreadsheet too, with the tab and the key to resume them", async () => {
+    const dir = tempDir();
+    writeScheduledPipeline(dir, { name: "nightly", cron: "0 6 * * *" });
+    const db = freshWarehouseUrl("sqlite");
+    const w = await openTracked(db);
+    await migrateToLatest(w);
+    const s = await addSheetSchedule(w, {
+      pipeline: "marketplace-search",
+      params: { keyword: ["usb hub"] },
+      cron: "30 7 * * 1",
+      timezone: "Europe/Berlin",
+      maxCredits: 5,
+      spreadsheet: "book-1",
+      tab: "Hubs",
+      mode: "replace",
+    });
+    const listed = await cli(["schedule", dir, "--db", db, "--list"]);
+    expect(listed.code, listed.err).toBe(0);
+    const lines = listed.out.trim().split("\n");
+    expect(lines[2]).toBe(
+      `sheet:${s.id} (marketplace-search → tab "Hubs")  30 7 * * 1  (Europe/Berlin)  active, 0/3 failures in a row`,
+    );
+    expect(lines[3]).toMatch(/^ {2}next: (\d{4}-\d{2}-\d{2} 07:30:00(, |$)){3}/);
+    const json = JSON.parse((await cli(["schedule", dir, "--db", db, "--list", "--json"])).out);
+    expect(json[1]).toMatchObject({
+      schedule: `sheet:${s.id}`,
+      pipeline: "marketplace-search",
+      spreadsheet: "book-1",
+      tab: "Hubs",
+    });
+    // Deleted from the sheet: no longer listed.
+    await deleteSheetSchedule(w, s.id);
+    expect((await cli(["schedule", dir, "--db", db, "--list"])).out).not.toContain("sheet:");
   });
 
   it("refuses a file without a schedule block and a bad cron, before anything starts", async () => {
