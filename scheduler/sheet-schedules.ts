@@ -1,7 +1,7 @@
 import type { Warehouse } from "../connectors/warehouse/open.js";
 import type { Log } from "../core/log.js";
 import type { LoadedPipeline } from "../engine/define/pipeline-file.js";
-import { scheduleSchema } from "../schema/schedule.js";
+import { type ScheduleSpec, scheduleSchema } from "../schema/schedule.js";
 import { liveSheetSchedules, type SheetSchedule, sheetScheduleKey } from "../store/sheet-schedules.js";
 import type { ScheduledPipeline } from "./load.js";
 import type { Scheduler } from "./scheduler.js";
@@ -9,19 +9,25 @@ import type { Scheduler } from "./scheduler.js";
 /** How often a scheduler looks for schedules made or deleted from a sheet (on any server). */
 const SYNC_MS = 5_000;
 
-/** A stored sheet schedule as the scheduler runs it; undefined when this process lacks its pipeline. */
-function scheduled(
-  s: SheetSchedule,
-  pipelines: ReadonlyMap<string, LoadedPipeline>,
-): ScheduledPipeline | undefined {
-  const pipeline = pipelines.get(s.pipeline);
+/** A stored sheet schedule as a `schedule:` block (a file's defaults); undefined if it no longer parses. */
+export function sheetScheduleSpec(s: SheetSchedule): ScheduleSpec | undefined {
   const spec = scheduleSchema.safeParse({
     cron: s.cron,
     timezone: s.timezone,
     params: s.params,
     maxCredits: s.maxCredits,
   });
-  return pipeline && spec.success ? { pipeline, schedule: spec.data, sheet: s } : undefined;
+  return spec.success ? spec.data : undefined;
+}
+
+/** A stored sheet schedule as the scheduler runs it; undefined when this process lacks its pipeline. */
+function scheduled(
+  s: SheetSchedule,
+  pipelines: ReadonlyMap<string, LoadedPipeline>,
+): ScheduledPipeline | undefined {
+  const pipeline = pipelines.get(s.pipeline);
+  const schedule = sheetScheduleSpec(s);
+  return pipeline && schedule ? { pipeline, schedule, sheet: s } : undefined;
 }
 
 /**

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { ReadMeasure } from "../connectors/warehouse/read-cap.js";
 import { fromZodIssues, ValidationError } from "../core/errors.js";
 import { ANSWER_BOUNDS, truncationOf } from "../engine/publish/answer-bounds.js";
-import { type ChangesPage, readChangesPage } from "../engine/publish/changes.js";
+import { CHANGE_COLUMN_TYPES, type ChangesPage, readChangesPage } from "../engine/publish/changes.js";
 import { typedValue, userTables } from "../engine/publish/read-table.js";
 import type { ColumnType } from "../schema/table.js";
 import { errorReply, type Reply, reply } from "./http.js";
@@ -10,16 +10,6 @@ import { pageSchema, type RouteContext } from "./routes.js";
 
 /** The paging of GET /tables/:name, and which changes. */
 const changesQuerySchema = pageSchema.extend({ since: z.string().min(1).max(40) });
-
-/** The types of a `<table>_changes` view's own columns (history-views.ts); its key columns are the table's. */
-const CHANGE_TYPES: Record<string, ColumnType> = {
-  change: "text",
-  column_name: "text",
-  old_value: "text",
-  new_value: "text",
-  load_id: "integer",
-  changed_at: "timestamp",
-};
 
 /** The query checked; a missing or wrong `since` is said with what it may be. */
 function pageQuery(query: URLSearchParams) {
@@ -73,7 +63,7 @@ export async function readChangesRoute(
       return errorReply(404, "UNKNOWN_TABLE", err.message, err.issues);
     throw err;
   }
-  const types: Record<string, ColumnType> = { ...ctx.columnTypes.get(table), ...CHANGE_TYPES };
+  const types: Record<string, ColumnType> = { ...ctx.columnTypes.get(table), ...CHANGE_COLUMN_TYPES };
   const next = page.offset + found.rows.length;
   const cut = truncationOf(measure);
   return reply(200, {

@@ -101,12 +101,23 @@ export async function deleteSheetSchedule(w: Warehouse, id: string): Promise<boo
   return Number(r.numUpdatedRows) === 1;
 }
 
-/** The latest finished tick of each schedule, with its run's credits and rows. */
+/**
+ * The latest finished tick of each schedule, with its run's credits and rows: one row per schedule
+ * read, however many ticks it has had.
+ */
 export async function lastRefreshes(w: Warehouse, ids: string[]): Promise<Map<string, LastRefresh>> {
   const out = new Map<string, LastRefresh>();
   if (!ids.length) return out;
+  const latest = w.db
+    .selectFrom("skillsync_schedule_ticks")
+    .select(["pipeline", (eb) => eb.fn.max("tick_at").as("tick_at")])
+    .where("pipeline", "in", ids.map(sheetScheduleKey))
+    .where("finished_at", "is not", null)
+    .groupBy("pipeline")
+    .as("l");
   const ticks = await w.db
     .selectFrom("skillsync_schedule_ticks as t")
+    .innerJoin(latest, (j) => j.onRef("l.pipeline", "=", "t.pipeline").onRef("l.tick_at", "=", "t.tick_at"))
     .leftJoin("skillsync_runs as r", "r.id", "t.run_id")
     .select([
       "t.pipeline",
@@ -119,14 +130,9 @@ export async function lastRefreshes(w: Warehouse, ids: string[]): Promise<Map<st
       "r.credits_spent",
       "r.rows_written",
     ])
-    .where("t.pipeline", "in", ids.map(sheetScheduleKey))
-    .where("t.finished_at", "is not", null)
-    .orderBy("t.tick_at", "desc")
     .execute();
   for (const t of ticks) {
-    const id = String(t.pipeline).slice("sheet:".length);
-    if (out.has(id)) continue;
-    out.set(id, {
+    out.set(String(t.pipeline).slice("sheet:".length), {
       tickAt: iso(t.tick_at) ?? "",
       outcome: String(t.status === "skipped" ? "skipped" : (t.run_status ?? t.status)),
       runId: t.run_id === null ? null : String(t.run_id),

@@ -6,8 +6,8 @@ import { startDelivery } from "../../engine/notify/loop.js";
 import { afterRun, sheetsForRun } from "../../engine/publish/after-run.js";
 import { loadSchedules, type ScheduledPipeline } from "../../scheduler/load.js";
 import { startScheduler } from "../../scheduler/scheduler.js";
-import { watchSheetSchedules } from "../../scheduler/sheet-schedules.js";
-import { type ScheduleSpec, scheduleSchema } from "../../schema/schedule.js";
+import { sheetScheduleSpec, watchSheetSchedules } from "../../scheduler/sheet-schedules.js";
+import type { ScheduleSpec } from "../../schema/schedule.js";
 import { formatInZone, nextTimes } from "../../schema/schedule-times.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { readStates, resumeSchedule, type ScheduleState } from "../../store/schedule-state.js";
@@ -51,11 +51,11 @@ function describe(sp: ScheduledPipeline, state: ScheduleState | undefined, count
   );
 }
 
-/** A schedule made from a spreadsheet: the tab it refreshes instead of a file. */
+/** A schedule made from a spreadsheet: the tab it refreshes instead of a file (none if it no longer parses). */
 function describeSheet(s: SheetSchedule, state: ScheduleState | undefined, count: number) {
-  const spec = scheduleSchema.parse({ cron: s.cron, timezone: s.timezone });
+  const spec = sheetScheduleSpec(s);
   const where = { spreadsheet: s.spreadsheet, tab: s.tab };
-  return describeSpec(sheetScheduleKey(s.id), s.pipeline, where, spec, state, count);
+  return spec ? [describeSpec(sheetScheduleKey(s.id), s.pipeline, where, spec, state, count)] : [];
 }
 
 function describeSpec(
@@ -94,7 +94,7 @@ async function listSchedules(schedules: ScheduledPipeline[], flags: ScheduleFlag
   const rows = [
     ...schedules.map((sp) => describe(sp, stateOf(sp.pipeline.name), count)),
     // Made from the add-on (POST /schedules): every serve on the warehouse fires them.
-    ...sheets.map((s) => describeSheet(s, stateOf(sheetScheduleKey(s.id)), count)),
+    ...sheets.flatMap((s) => describeSheet(s, stateOf(sheetScheduleKey(s.id)), count)),
   ];
   if (flags.json) return printJson(rows);
   for (const r of rows) {

@@ -1,6 +1,7 @@
 import type { Warehouse } from "../../connectors/warehouse/open.js";
 import type { ReadMeasure } from "../../connectors/warehouse/read-cap.js";
 import { ValidationError } from "../../core/errors.js";
+import type { ColumnType } from "../../schema/table.js";
 import { latestLoadOfSamePipeline } from "../../store/latest-load.js";
 import { readWarehouse } from "../define/warehouse-reads.js";
 import { changesView } from "../load/history-views.js";
@@ -40,8 +41,16 @@ export interface ChangesPage {
   loadId?: number | null;
 }
 
-/** The columns of a `<table>_changes` view after the key columns (history-views.ts). */
-const CHANGE_COLUMNS = ["change", "column_name", "old_value", "new_value", "load_id", "changed_at"];
+/** The columns of a `<table>_changes` view after the key columns (history-views.ts), with their types. */
+export const CHANGE_COLUMN_TYPES: Readonly<Record<string, ColumnType>> = {
+  change: "text",
+  column_name: "text",
+  old_value: "text",
+  new_value: "text",
+  load_id: "integer",
+  changed_at: "timestamp",
+};
+const CHANGE_COLUMNS = Object.keys(CHANGE_COLUMN_TYPES);
 
 /** What a query asks of the view once checked: its columns, and the rows' bounds (where any). */
 interface Scope {

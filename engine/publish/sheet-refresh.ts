@@ -4,8 +4,7 @@ import type { PushMode } from "../../connectors/sheets/push.js";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
 import { redact } from "../../core/redact.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
-import { pipelineColumnTypes } from "./read-table.js";
-import { pushFromWarehouse } from "./sheets-push.js";
+import { pushRunRows } from "./sheets-push.js";
 
 /** The tab a sheet schedule refreshes. */
 export interface RefreshTarget {
@@ -69,13 +68,11 @@ export async function refreshTab(
   let problem: string | undefined;
   if (LOADED.has(r.status) && r.runId) {
     try {
-      const table = p.records.table;
-      const pushed = await pushFromWarehouse(
-        sheets,
-        w,
-        { table, runId: r.runId, types: pipelineColumnTypes([p]).get(table) },
-        { spreadsheet: t.spreadsheet, tab: t.tab, mode: t.mode },
-      );
+      const pushed = await pushRunRows(sheets, w, p, r.runId, {
+        spreadsheet: t.spreadsheet,
+        tab: t.tab,
+        mode: t.mode,
+      });
       lines.push(`pushed ${pushed.rows} row(s) to tab "${pushed.tab}" (${pushed.mode})`);
       r = { ...r, rows: pushed.rows };
     } catch (err) {

@@ -73,6 +73,21 @@ export async function pushFromWarehouse(
   });
 }
 
+/**
+ * Pushes the rows one run of a pipeline loaded (its `sheet:` output's table, else its own), with
+ * the column types the pipeline declares.
+ */
+export function pushRunRows(
+  sheets: SheetsConnector,
+  w: Warehouse,
+  p: LoadedPipeline,
+  runId: string,
+  target: PushTarget,
+): Promise<PushResult> {
+  const table = p.sheet?.table ?? p.records.table;
+  return pushFromWarehouse(sheets, w, { table, runId, types: pipelineColumnTypes([p]).get(table) }, target);
+}
+
 export interface OutputPush {
   pipeline: string;
   result?: PushResult;
@@ -104,13 +119,11 @@ export async function pushPipelineOutputs(o: {
       if (typeof where["spreadsheet"] !== "string" || typeof where["tab"] !== "string") {
         throw new Error(`the sheet output of ${p.name} names a param that was not given`);
       }
-      const table = p.sheet.table ?? p.records.table;
-      const result = await pushFromWarehouse(
-        o.sheets,
-        o.warehouse,
-        { table, runId: o.runId, types: pipelineColumnTypes([p]).get(table) },
-        { spreadsheet: where["spreadsheet"], tab: where["tab"], mode: p.sheet.mode },
-      );
+      const result = await pushRunRows(o.sheets, o.warehouse, p, o.runId, {
+        spreadsheet: where["spreadsheet"],
+        tab: where["tab"],
+        mode: p.sheet.mode,
+      });
       out.push({ pipeline: p.name, result });
     } catch (err) {
       out.push({ pipeline: p.name, error: err instanceof Error ? err.message : String(err) });

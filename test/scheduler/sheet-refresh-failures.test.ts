@@ -73,4 +73,34 @@ describe("sheet schedules that fail (serve, SQLite)", () => {
     expect(event.body.text).toMatch(/share the spreadsheet with the service account's email/);
     expect(event.body.text).toContain("The tab keeps its earlier rows.");
   }, 120_000);
+
+  it("a refresh capped below its cost stops at the cap, writes no rows to the tab, and the note says so", async () => {
+    const { sheets, w, servers } = await setUp("sqlite", 1);
+    const url = servers[0]!.url;
+    // Three calls of a credit each under a cap of one: the run stops at its ceiling.
+    const capped = {
+      ...every2s,
+      params: { keyword: ["desk lamp", "garden hose", "office chair"] },
+      maxCredits: 1,
+    };
+    const id: string = (await call(url, "POST", "/schedules", capped)).json.schedule.id;
+    const tick = await until(
+      async () => (await ticksOf(w, id)).find((t) => t.finished_at !== null),
+      60_000,
+      "a refresh",
+    );
+    await call(url, "DELETE", `/schedules/${id}`);
+    expect(tick.run_status).toBe("ceiling");
+    const run = await w.db
+      .selectFrom("skillsync_runs")
+      .select("credits_spent")
+      .where("id", "=", tick.run_id)
+      .executeTakeFirstOrThrow();
+    expect(Number(run.credits_spent)).toBeLessThanOrEqual(1);
+    // The tab is made for the note only: none of the run's rows went there.
+    expect(sheets.values(BOOK, "Hubs")).toEqual([]);
+    expect(sheets.note(BOOK, "Hubs")).toMatch(
+      /Last refresh .*: CEILING · 1 credit · .*The rows below are from an earlier refresh\./,
+    );
+  });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { claimTick, updateTick } from "../../store/schedule-state.js";
 import { unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
 import { startTestServer } from "./helpers.js";
 
@@ -47,8 +48,29 @@ for (const kind of WAREHOUSE_KINDS) {
       // A history table's runs load new versions only: they go below the earlier ones.
       expect(history.json.schedule.mode).toBe("append");
 
+      // Two ticks have ended (as a scheduler records them): the list gives the later one.
+      const owner = { host: "test", pid: 1 };
+      for (const [at, runStatus] of [
+        ["2026-11-20T06:30:00Z", "succeeded"],
+        ["2026-11-21T06:30:00Z", "ceiling"],
+        ["2026-11-22T06:30:00Z", "unfinished"],
+      ] as const) {
+        const tickAt = new Date(at);
+        await claimTick(t.warehouse, { pipeline: `sheet:${s.id}`, tickAt, status: "fired", owner });
+        if (runStatus !== "unfinished")
+          await updateTick(t.warehouse, `sheet:${s.id}`, tickAt, {
+            runStatus,
+            note: runStatus,
+            finished: true,
+          });
+      }
       const mine = await t.call("GET", `/schedules?spreadsheet=${SHEET}`);
       expect(mine.json.schedules.map((x: { id: string }) => x.id)).toEqual([s.id]);
+      expect(mine.json.schedules[0].last).toMatchObject({
+        tickAt: "2026-11-21T06:30:00.000Z",
+        outcome: "ceiling",
+        note: "ceiling",
+      });
       expect((await t.call("GET", "/schedules")).json.schedules).toHaveLength(2);
 
       expect((await t.call("DELETE", `/schedules/${s.id}`)).json).toEqual({ deleted: s.id });
