@@ -16,6 +16,7 @@ import { outboxTable } from "./013_outbox.js";
 import { rateLimitTables } from "./014_rate_limits.js";
 import { exportTables } from "./015_exports.js";
 import { sheetScheduleTable } from "./016_sheet_schedules.js";
+import { responseForm } from "./017_response_form.js";
 
 /**
  * The numbered migrations, in order. Names never change once released; new ones are appended.
@@ -39,5 +40,6 @@ export function allMigrations(adapter: WarehouseAdapter): Record<string, Migrati
     "014_rate_limits": rateLimitTables(adapter),
     "015_exports": exportTables(adapter),
     "016_sheet_schedules": sheetScheduleTable(adapter),
+    "017_response_form": responseForm(adapter),
   };
 }

@@ -105,17 +105,17 @@ export async function storedResponses(
   if (!hashes.length) return out;
   const rows = await db
     .selectFrom("skillsync_responses")
-    .select(["request_hash", "body", "chunks", "received_at", "trace_id"])
+    .select(["request_hash", "body", "chunks", "body_form", "received_at", "trace_id"])
     .where("request_hash", "in", hashes)
     .execute();
   for (const row of rows) {
     const hash = row.request_hash as string;
-    const data = JSON.parse(gunzipSync(await bodyOf(db, hash, row)).toString("utf8")) as Record<
-      string,
-      unknown
-    >;
+    const stored = JSON.parse(gunzipSync(await bodyOf(db, hash, row)).toString("utf8")) as unknown;
     out.set(hash, {
-      data,
+      data: (row.body_form === "envelope" ? (stored as { data: unknown }).data : stored) as Record<
+        string,
+        unknown
+      >,
       receivedAt: new Date(row.received_at as string).toISOString(),
       traceId: (row.trace_id as string | null) ?? null,
     });
@@ -128,34 +128,43 @@ export interface ResponseToStore {
   skill: string;
   request: Record<string, unknown>;
   data: unknown;
+  /**
+   * The whole answer as it arrived (secrets redacted), whose `data` is `data`: stored as it is
+   * rather than `data` written out again. Absent for a part made here (a batch's item part).
+   */
+  envelopeText?: string | null | undefined;
   traceId: string | null;
   runId: string;
   receivedAt: string;
 }
 
 /** Stores a successful response, compressed, keyed by its request hash (the newest wins). */
-export function storeResponse(db: Kysely<AnyDB>, r: ResponseToStore): Promise<void> {
-  return storeResponses(db, [r]);
+export async function storeResponse(db: Kysely<AnyDB>, r: ResponseToStore): Promise<void> {
+  await upsertResponseRows(db, responseRows([r]));
 }
 
-/** Stores successful responses in one statement (a hash given twice: the last wins). */
-export async function storeResponses(db: Kysely<AnyDB>, list: ResponseToStore[]): Promise<void> {
-  if (!list.length) return;
-  // One row per hash: an upsert cannot touch the same row twice in one statement.
+/**
+ * The rows that store these responses, one per hash (an upsert cannot touch the same row twice in
+ * one statement; the last given wins). Compressed here, on the event loop: Node's asynchronous
+ * gzip makes a stream per answer, which measured 11 % more CPU per call than the ~0.1 ms this
+ * takes (docs/benchmarks.md, 2026-11-27).
+ */
+export function responseRows(list: ResponseToStore[]): ResponseRow[] {
   const byHash = new Map(list.map((r) => [r.hash, r]));
-  await upsertResponseRows(
-    db,
-    [...byHash.values()].map((r) => ({
+  return [...byHash.values()].map((r) => {
+    const text = r.envelopeText ?? JSON.stringify(r.data);
+    return {
       request_hash: r.hash,
       skill: r.skill,
       request: JSON.stringify(r.request),
-      body: gzipSync(Buffer.from(JSON.stringify(r.data), "utf8"), STORED_GZIP),
+      body: gzipSync(Buffer.from(text, "utf8"), STORED_GZIP),
       chunks: 0,
+      body_form: r.envelopeText ? "envelope" : "data",
       trace_id: storedTraceId(r.traceId),
       run_id: r.runId,
       received_at: r.receivedAt,
-    })),
-  );
+    } satisfies ResponseRow;
+  });
 }
 
 /** A `skillsync_responses` row: the gzipped body in the row, or empty with `chunks` pieces. */
@@ -165,6 +174,8 @@ export interface ResponseRow {
   request: string;
   body: Buffer;
   chunks: number;
+  /** What the body holds: the answer's `data`, or the whole answer (migrations/017_response_form.ts). */
+  body_form: "data" | "envelope";
   trace_id: string | null;
   run_id: string;
   received_at: string;
@@ -176,6 +187,7 @@ const RESPONSE_COLUMNS = [
   "request",
   "body",
   "chunks",
+  "body_form",
   "trace_id",
   "run_id",
   "received_at",
@@ -202,6 +214,7 @@ export async function upsertResponseRows(db: Kysely<AnyDB>, given: ResponseRow[]
         oc.column("request_hash").doUpdateSet((eb) => ({
           body: eb.ref("excluded.body"),
           chunks: eb.ref("excluded.chunks"),
+          body_form: eb.ref("excluded.body_form"),
           trace_id: eb.ref("excluded.trace_id"),
           run_id: eb.ref("excluded.run_id"),
           received_at: eb.ref("excluded.received_at"),

@@ -124,6 +124,7 @@ export class SkillClient {
           slug,
           data: out.data,
           envelope: out.envelope,
+          text: out.text,
           status: res.status,
           traceId: out.traceId,
           elapsedMs: Math.round(performance.now() - started),

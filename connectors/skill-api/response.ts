@@ -19,6 +19,11 @@ export interface Interpreted {
   /** The response's own `data` object, untouched (schemas only check it). */
   data: Record<string, unknown> | null;
   traceId: string | null;
+  /**
+   * The body as it arrived (secrets redacted), exactly the JSON of `envelope`: null when a secret
+   * hid behind JSON escapes and the parsed strings had to be redacted instead.
+   */
+  text: string | null;
 }
 
 /**
@@ -34,7 +39,8 @@ export function interpretResponse(slug: string, res: HttpResponse, dataSchema: z
   // warehouse or a log. JSON escapes (\/, \u…) could hide a key from the text check: then the
   // parsed strings are checked too.
   const body = redact(res.body);
-  const parsed = redactParsed(parseJson(body), body);
+  const received = parseJson(body);
+  const parsed = redactParsed(received, body);
   const traceId = traceIdOf(parsed.value);
   const init = { slug, status: res.status, traceId };
 
@@ -73,7 +79,8 @@ export function interpretResponse(slug: string, res: HttpResponse, dataSchema: z
       throw shapeError(init, issues);
     }
   }
-  return { envelope: original, data: original.data, traceId };
+  const text = parsed.value === received.value ? body : null;
+  return { envelope: original, data: original.data, traceId, text };
 }
 
 type Parsed = { ok: true; value: unknown } | { ok: false; value: undefined; error: string };

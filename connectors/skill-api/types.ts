@@ -34,6 +34,11 @@ export interface CallResult<S extends string = string> {
   /** The envelope's `data` exactly as received (null when the service sent null). */
   data: DataOf<S> | null;
   envelope: Envelope<DataOf<S>>;
+  /**
+   * The answer's body as received (secrets redacted), the JSON of `envelope`: what a store keeps
+   * without writing it out again. Null when a secret behind JSON escapes had to be redacted.
+   */
+  text: string | null;
   status: number;
   traceId: string | null;
   /** Wall time of the whole call, retries and waits included. */

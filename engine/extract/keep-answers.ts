@@ -1,7 +1,7 @@
 import type { Warehouse } from "../../connectors/warehouse/open.js";
 import { retryDeadlock } from "../../connectors/warehouse/retry-deadlock.js";
 import { type CallEnd, finishAnswered } from "../../store/calls.js";
-import { storeResponses } from "../../store/responses.js";
+import { responseRows, upsertResponseRows } from "../../store/responses.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import { partsToStore } from "./item-parts.js";
 import type { PlannedCall } from "./planned-calls.js";
@@ -10,6 +10,8 @@ import type { PlannedCall } from "./planned-calls.js";
 export interface ArrivedAnswer {
   call: PlannedCall;
   data: unknown;
+  /** The answer's body as received, `data` inside: stored as it is (null: `data` is written out). */
+  text?: string | null;
   receivedAt: string;
   callId: number;
   traceId: string | null;
@@ -43,12 +45,10 @@ export function answerKeeper(w: Warehouse, p: LoadedPipeline, runId: string) {
       await new Promise<void>((resume) => setImmediate(resume));
       const group = queue.splice(0, 64);
       try {
+        const rows = responseRows(group.flatMap((g) => responsesOf(p, runId, g.answer)));
         await retryDeadlock(() =>
           w.transaction(async (tx) => {
-            await storeResponses(
-              tx.db,
-              group.flatMap((g) => responsesOf(p, runId, g.answer)),
-            );
+            await upsertResponseRows(tx.db, rows);
             await finishAnswered(
               tx.db,
               group.map((g) => ({ id: g.answer.callId, end: g.answer.end })),
@@ -80,5 +80,6 @@ function responsesOf(p: LoadedPipeline, runId: string, a: ArrivedAnswer) {
   const stored = { skill: p.skill, traceId: a.traceId, runId, receivedAt: a.receivedAt };
   // Each item's part too, in the same transaction: an item is fresh exactly when its batch is stored.
   const parts = partsToStore(p, a.call, a.data).map((part) => ({ ...stored, ...part }));
-  return [{ ...stored, hash: a.call.hash, request: a.call.body, data: a.data }, ...parts];
+  const whole = { ...stored, hash: a.call.hash, request: a.call.body, data: a.data, envelopeText: a.text };
+  return [whole, ...parts];
 }

@@ -14,7 +14,15 @@ export interface SkillCaller {
       onRateLimited?: (() => void) | undefined;
       rateLimit?: number | undefined;
     },
-  ): Promise<{ data: unknown; traceId: string | null; status: number; attempts: number; elapsedMs: number }>;
+  ): Promise<{
+    data: unknown;
+    /** The whole answer as received, its `data` inside (SkillClient's `CallResult.text`). */
+    text?: string | null;
+    traceId: string | null;
+    status: number;
+    attempts: number;
+    elapsedMs: number;
+  }>;
   /** Paces calls with every process on the warehouse that uses the same key (SkillClient does). */
   shareRateLimit?(storeFor: (account: string, declared: number | null) => RateStore): void;
   /** Where the API is, for messages (the client's resolved config). */

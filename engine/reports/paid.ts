@@ -75,6 +75,7 @@ async function storeCompressed(
       request: JSON.stringify(call.body),
       body: Buffer.alloc(0),
       chunks,
+      body_form: "data",
       trace_id: traceId,
       run_id: runId,
       received_at: receivedAt,

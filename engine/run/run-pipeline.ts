@@ -419,7 +419,17 @@ async function execute(
   }
   const { callId, result, receivedAt } = out;
   const data = result.data ?? {};
-  await x.keeper.keep({ call, data, receivedAt, callId, traceId: result.traceId, end: succeeded(result) });
+  // A null `data` is kept as {} (what is loaded): the text as received would say null.
+  const text = result.data === null ? null : (result.text ?? null);
+  await x.keeper.keep({
+    call,
+    data,
+    text,
+    receivedAt,
+    callId,
+    traceId: result.traceId,
+    end: succeeded(result),
+  });
   return withRecords(x, { call, data, receivedAt, ledger: { kind: "paid", callId } });
 }
 

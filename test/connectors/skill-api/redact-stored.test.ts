@@ -62,8 +62,10 @@ describe.each(WAREHOUSE_KINDS)("stored API values on %s", (kind) => {
         expect(s.status).toBe("succeeded");
         const calls = await sql<{ trace_id: string }>`select trace_id from skillsync_calls`.execute(w.db);
         expect(calls.rows.map((r) => r.trace_id)).toEqual(["Bearer [redacted]"]);
-        const stored = await sql<{ body: Buffer | Uint8Array; trace_id: string }>`
-          select body, trace_id from skillsync_responses`.execute(w.db);
+        const stored = await sql<{ body: Buffer | Uint8Array; trace_id: string; body_form: string }>`
+          select body, trace_id, body_form from skillsync_responses`.execute(w.db);
+        // The escaped key was redacted in the parsed strings: the text as received is not kept.
+        expect(stored.rows.map((r) => r.body_form)).toEqual(["data"]);
         const everything = [
           JSON.stringify(calls.rows),
           ...stored.rows.map((r) => gunzipSync(Buffer.from(r.body)).toString("utf8") + r.trace_id),
@@ -73,6 +75,48 @@ describe.each(WAREHOUSE_KINDS)("stored API values on %s", (kind) => {
         expect(everything).toContain("[redacted]");
         expect(everything).not.toContain(KEY);
         expect(everything).not.toContain(escaped);
+      } finally {
+        await w.close();
+        await client.close();
+      }
+    },
+  );
+});
+
+describe.each(WAREHOUSE_KINDS)("answers kept as received on %s", (kind) => {
+  it.skipIf(unavailable(kind))(
+    "the body is stored byte for byte (a key in it redacted) and a later run loads it for nothing",
+    async () => {
+      const server = await FakeServer.start();
+      servers.push(server);
+      const product = (i: number, title: string) => ({ asin: `B00${i}`, title, price: 1.5, position: i });
+      const data = { total: 2, keyword: "k", products: [product(1, `raw ${KEY}`), product(2, "plain")] };
+      // Indented, members in the service's own order: not what JSON.stringify of the value gives.
+      const sent = JSON.stringify(envelope(data, { traceId: "t-1" }), null, 1);
+      server.script({ body: sent });
+      const client = new SkillClient({ baseUrl: server.baseUrl, apiKey: KEY, retryBaseDelayMs: 1 });
+      const w = await openWarehouse(freshWarehouseUrl(kind));
+      try {
+        const run = () =>
+          runPipelines({
+            warehouse: w,
+            client,
+            pipelines: [loadPipeline("marketplace-search")],
+            params: { keyword: ["k"] },
+          });
+        expect((await run()).status).toBe("succeeded");
+        const stored = await sql<{ body: Buffer | Uint8Array; body_form: string }>`
+          select body, body_form from skillsync_responses`.execute(w.db);
+        expect(stored.rows.map((r) => r.body_form)).toEqual(["envelope"]);
+        expect(gunzipSync(Buffer.from(stored.rows[0]!.body)).toString("utf8")).toBe(
+          sent.replace(KEY, "[redacted]"),
+        );
+        const again = await run();
+        expect(again.counters.callsCached).toBe(1);
+        expect(server.requests).toHaveLength(1);
+        const titles = await sql<{ title: string }>`
+          select title from marketplace_search_results order by position`.execute(w.db);
+        expect(titles.rows.map((r) => r.title)).toEqual(["raw [redacted]", "plain"]);
       } finally {
         await w.close();
         await client.close();
