@@ -14,7 +14,8 @@ export function redact(text: string): string {
   for (const s of secrets) {
     if (out.includes(s)) out = out.split(s).join("[redacted]");
   }
-  return out.replace(/(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/g, "$1[redacted]");
+  // The look first: answers are tens of KiB and almost never hold the word.
+  return out.includes("Bearer") ? out.replace(/(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/g, "$1[redacted]") : out;
 }
 
 /** Enough text held back for a `Bearer` token split between pieces to be seen whole. */
