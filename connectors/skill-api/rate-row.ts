@@ -14,7 +14,7 @@ export interface RateRow {
   decreasedAt: number;
   /** When the pace last grew. */
   grownAt: number;
-  /** The pace the last refusal came at (before it dropped): null until a second round of refusals. */
+  /** The pace the last refusal came at (before it dropped; the first: what got through): null before any. */
   ceiling: number | null;
   /** Successes counted since `okSince` (the last drop of the pace, or the first call). */
   okSince: number;
@@ -83,21 +83,24 @@ export function withRefusal(
 ): RateRow {
   if (sentAt < row.decreasedAt) return row;
   const span = now - row.okSince;
-  let rate: number;
+  // The pace the refusal came at; for the first, what got through: the limit itself, measured.
+  let before: number;
   if (row.rate === null) {
     const through = row.okCount > 0 ? row.okCount : unrefused;
-    rate = ((through * 1000) / Math.max(windowMs, span, 1)) * DECREASE;
+    before = (through * 1000) / Math.max(windowMs, span, 1);
   } else {
     const measured = span >= MEASURE_MS && row.okCount > 0 ? (row.okCount * 1000) / span : null;
-    rate = Math.min(row.rate, measured ?? row.rate) * DECREASE;
+    before = Math.min(row.rate, measured ?? row.rate);
   }
-  rate = Math.max(MIN_RATE, rate);
+  const rate = Math.max(MIN_RATE, before * DECREASE);
   return {
     ...row,
     rate: row.declared === null ? rate : Math.min(row.declared, rate),
     decreasedAt: now,
     grownAt: now,
-    ceiling: row.rate,
+    // Known after the first round too: growing back a quarter per second from there would only
+    // meet the limit again within a second (a second round of refusals for nothing).
+    ceiling: row.rate ?? (before > 0 ? before : null),
     // What succeeds from here on is what the limit lets through at the new pace.
     okSince: now,
     okCount: 0,
