@@ -78,6 +78,7 @@ export function table(r: BenchResult): string {
         "   + raw write: the bare HTTP call plus the raw driver writing the same pages' rows into the",
         "   same table, 16 pages per transaction — what any loader of these pages costs at least",
       );
+    marginalTable(r.overhead, row, lines);
     lines.push("");
   }
   if (r.memory.length) {
@@ -153,6 +154,34 @@ export function table(r: BenchResult): string {
     lines.push("");
   }
   return lines.join("\n");
+}
+
+/** Figure 3's second part (issue 31), for the figures that have it (SQLite, results saved since). */
+function marginalTable(
+  figures: OverheadFigure[],
+  row: (...cells: (string | number)[]) => void,
+  lines: string[],
+): void {
+  const measured = figures.filter((f) => f.marginalRatio !== undefined);
+  if (!measured.length) return;
+  lines.push(
+    "",
+    "   Marginal CPU per call, ms: (run of n calls − run of n/4) / (3n/4) (target ≤ 1.1 of the hand loader)",
+  );
+  row("", "skillsync", "hand loader", "ratio", "each run", "hand, all");
+  for (const f of measured)
+    row(
+      `${f.database} (${f.calls} calls, C = ${f.concurrency})`,
+      round(f.marginalCpuMsPerCall!, 3),
+      round(f.handMarginalCpuMsPerCall!, 3),
+      round(f.marginalRatio!, 2),
+      spread(f.runMarginalRatios),
+      f.handCpuMsPerCall === undefined ? "–" : round(f.handCpuMsPerCall, 3),
+    );
+  lines.push(
+    "   hand loader: written by hand, Node's fetch + better-sqlite3 upserts, one transaction per page,",
+    "   its own table in the same file (bench/hand-loader.ts); hand, all: its CPU over a run of n, per call",
+  );
 }
 
 function memoryLabel(f: MemoryFigure): string {
