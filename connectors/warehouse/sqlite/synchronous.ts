@@ -8,8 +8,11 @@ import { prepared } from "./bulk.js";
  * Kysely's (open.ts).
  */
 export function sqliteSyncDriver(database: SQLite.Database): SyncDriver {
+  // One wrapper for every transaction: better-sqlite3 builds five functions per `transaction()`,
+  // and a run reserves its calls in a few thousand of them.
+  const wrapped = database.transaction((fn: () => unknown) => fn());
   return {
-    immediate: (fn) => database.transaction(fn).immediate(),
+    immediate: <T>(fn: () => T) => wrapped.immediate(fn) as T,
     prepare: (text) => prepared(database, text),
   };
 }
