@@ -3,17 +3,17 @@
  * marketplace-search pages into SQLite without skillsync. Node's global fetch (undici's) POSTs
  * each keyword, `res.json()`, each product mapped to a row by hand, and the page's rows written at
  * once (one transaction of prepared `INSERT … ON CONFLICT DO UPDATE`): a hand loader keeps each
- * page as soon as it has it. The columns and key are those of the built-in pipeline's table
- * (pipelines/marketplace-search.yaml, which has no child tables), with its two indexes, so both
- * pay the same index upkeep; skillsync's bookkeeping columns (extra, run_id, loaded_at, load_id)
- * are left out: a hand loader has no runs. A table of its own in the workspace's SQLite file, on a
- * connection with the warehouse's own settings.
+ * page as soon as it has it. Its rows go into the table skillsync's runs fill (the built-in
+ * pipeline's, which has no child tables), as the raw write's do, keywords "hand …": an index
+ * insert costs more in a larger B-tree, so a table of its own, smaller than skillsync's, would
+ * flatter it. skillsync's bookkeeping columns (extra, run_id, loaded_at, load_id) stay null: a
+ * hand loader has no runs. On a connection with the warehouse's own settings.
  */
 import SQLite from "better-sqlite3";
 import { setWarehousePragmas } from "../connectors/warehouse/open.js";
 import { DEMO_KEY } from "../emulator/index.js";
 
-const TABLE = "hand_marketplace_search_results";
+const TABLE = "marketplace_search_results";
 
 interface Product {
   position?: number | null;
@@ -69,16 +69,6 @@ function row(keyword: string, observedAt: string, p: Product, i: number) {
   };
 }
 
-const CREATE = `
-  create table if not exists ${TABLE} (
-    keyword text not null, page integer not null, item_index integer not null, observed_at text not null,
-    position integer, asin text, title text, price_text text, price numeric, old_price_text text,
-    old_price numeric, price_unit text, rating real, ratings integer, monthly_sales_units integer,
-    sponsored integer, snap_ebt_eligible integer, image_url text, asin_url text, available_date text,
-    primary key (keyword, page, item_index, observed_at));
-  create index if not exists ${TABLE}_asin on ${TABLE} (asin);
-  create index if not exists ${TABLE}_keyword_observed_at on ${TABLE} (keyword, observed_at);`;
-
 function upsertSql(): string {
   // The row's own keys: the statement and the mapping cannot drift apart.
   const columns = Object.keys(row("", "", {}, 0));
@@ -112,7 +102,6 @@ export async function handLoad(
   const db = new SQLite(path);
   try {
     setWarehousePragmas(db);
-    db.exec(CREATE);
     const upsert = db.prepare(upsertSql());
     const writePage = db.transaction((rows: ReturnType<typeof row>[]) => {
       for (const r of rows) upsert.run(r);
@@ -135,12 +124,15 @@ export async function handLoad(
   }
 }
 
-/** Rows in the hand table (0 before the first load): the bench's check that the loads landed. */
+/** The hand loader's rows in the table: the bench's check that its loads landed. */
 export function handRowCount(path: string): number {
   const db = new SQLite(path, { readonly: true });
   try {
-    const exists = db.prepare("select 1 from sqlite_master where name = ?").get(TABLE);
-    return exists ? (db.prepare(`select count(*) as n from ${TABLE}`).get() as { n: number }).n : 0;
+    // A range of the key's first column, so the primary key's index answers it.
+    const count = db.prepare(
+      `select count(*) as n from ${TABLE} where keyword >= 'hand ' and keyword < 'hand!'`,
+    );
+    return (count.get() as { n: number }).n;
   } finally {
     db.close();
   }

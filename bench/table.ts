@@ -180,7 +180,7 @@ function marginalTable(
     );
   lines.push(
     "   hand loader: written by hand, Node's fetch + better-sqlite3 upserts, one transaction per page,",
-    "   its own table in the same file (bench/hand-loader.ts); hand, all: its CPU over a run of n, per call",
+    "   into skillsync's table (bench/hand-loader.ts); hand, all: its CPU over a run of n, per call",
   );
 }
 
