@@ -2,10 +2,12 @@ import { gunzipSync } from "node:zlib";
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { SkillClient } from "../../../connectors/skill-api/client.js";
+import { interpretResponse } from "../../../connectors/skill-api/response.js";
 import { openWarehouse } from "../../../connectors/warehouse/open.js";
-import { redactDeep } from "../../../core/redact.js";
+import { redactDeep, registerSecret } from "../../../core/redact.js";
 import { loadPipeline } from "../../../engine/define/pipeline-file.js";
 import { runPipelines } from "../../../engine/run/runner.js";
+import { genericData } from "../../../schema/catalog.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../../helpers/warehouses.js";
 import { envelope, FakeServer } from "./fake-server.js";
 
@@ -27,6 +29,20 @@ describe("redactDeep", () => {
       t: "Bearer [redacted]",
       l: [{ v: "Bearer [redacted]" }],
     });
+  });
+});
+
+describe("interpretResponse", () => {
+  it("gives the body as received unless a key hid behind \\u escapes, which it redacts in the parsed strings", () => {
+    registerSecret(KEY);
+    const plain = { status: 200, headers: {}, body: JSON.stringify(envelope({ title: "plain" })) };
+    expect(interpretResponse("x-y", plain, genericData).text).toBe(plain.body);
+    // Every character of the key as a \u escape: no text search for the key can see it.
+    const hidden = [...KEY].map((ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
+    const escaped = { ...plain, body: JSON.stringify(envelope({ title: "TITLE" })).replace("TITLE", hidden) };
+    const out = interpretResponse("x-y", escaped, genericData);
+    expect(out.text).toBeNull();
+    expect(out.data).toEqual({ title: "[redacted]" });
   });
 });
 
