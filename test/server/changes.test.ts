@@ -23,11 +23,11 @@ async function fromView(t: TestServer, load: number): Promise<Record<string, unk
 }
 
 /** Every page of GET /changes/:table for `since`, `size.rows` rows per page (its `limit`), joined. */
-// biome-ignore lint/suspicious/noExplicitAny: tests read answers loosely and assert on them
 async function allPages(
   t: TestServer,
   since: string,
   size: { rows: number },
+  // biome-ignore lint/suspicious/noExplicitAny: tests read answers loosely and assert on them
 ): Promise<{ rows: any[]; pages: any[] }> {
   const pages = [];
   let offset: number | null = 0;
