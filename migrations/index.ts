@@ -17,6 +17,7 @@ import { rateLimitTables } from "./014_rate_limits.js";
 import { exportTables } from "./015_exports.js";
 import { sheetScheduleTable } from "./016_sheet_schedules.js";
 import { responseForm } from "./017_response_form.js";
+import { dropCallsHashIndex } from "./018_calls_hash_index.js";
 
 /**
  * The numbered migrations, in order. Names never change once released; new ones are appended.
@@ -41,5 +42,6 @@ export function allMigrations(adapter: WarehouseAdapter): Record<string, Migrati
     "015_exports": exportTables(adapter),
     "016_sheet_schedules": sheetScheduleTable(adapter),
     "017_response_form": responseForm(adapter),
+    "018_calls_hash_index": dropCallsHashIndex(),
   };
 }
