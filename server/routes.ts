@@ -6,13 +6,13 @@ import { paramLists, paramsRequestSchema, resolveParams } from "../engine/define
 import type { LoadedPipeline } from "../engine/define/pipeline-file.js";
 import type { PriceTable } from "../engine/define/prices.js";
 import type { Prepare } from "../engine/extract/planned-calls.js";
-import { changesView } from "../engine/load/history-views.js";
 import { ANSWER_BOUNDS, truncationOf } from "../engine/publish/answer-bounds.js";
 import {
   countRows,
   readRows,
   stableOrder,
   tableColumns,
+  tableSummaries,
   typedValue,
   userTables,
 } from "../engine/publish/read-table.js";
@@ -166,19 +166,12 @@ export function listPipelines(ctx: RouteContext): Reply {
 }
 
 export async function listTablesRoute(ctx: RouteContext): Promise<Reply> {
-  const w = ctx.warehouse;
-  const tables = [];
-  const names = await userTables(w);
-  for (const name of names) {
-    const columns = await tableColumns(w, name, ctx.columnTypes.get(name));
-    tables.push({
-      name,
-      rows: await countRows(w, name),
-      columns: columns.map((c) => ({ name: c.name, type: c.type ?? null })),
-      // A table that keeps history: GET /changes/:name lists what changed in it.
-      ...(names.includes(changesView(name)) ? { history: true } : {}),
-    });
-  }
+  const tables = (await tableSummaries(ctx.warehouse, ctx.columnTypes)).map((t) => ({
+    name: t.name,
+    rows: t.rows,
+    columns: t.columns.map((c) => ({ name: c.name, type: c.type ?? null })),
+    ...(t.history ? { history: true } : {}),
+  }));
   return reply(200, { tables });
 }
 

@@ -5,6 +5,7 @@ import { ValidationError } from "../../core/errors.js";
 import type { ColumnType } from "../../schema/table.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import { readWarehouse } from "../define/warehouse-reads.js";
+import { changesView } from "../load/history-views.js";
 import { compileMapping } from "../normalize/mapping.js";
 
 export interface ColumnInfo {
@@ -53,6 +54,29 @@ export async function tableColumns(
     name: c.name,
     type: exact ? (c.type ?? hints[c.name]) : (hints[c.name] ?? c.type),
   }));
+}
+
+/** A user table as GET /tables and the MCP tool list_tables show it. */
+export interface TableSummary {
+  name: string;
+  rows: number;
+  columns: ColumnInfo[];
+  /** It keeps history: `<table>_changes` (GET /changes/:name) lists what changed in it. */
+  history: boolean;
+}
+
+/** Every user table and view, with its rows, its columns (typed as in `tableColumns`) and whether it keeps history. */
+export async function tableSummaries(
+  w: Warehouse,
+  hints: Map<string, Record<string, ColumnType>>,
+): Promise<TableSummary[]> {
+  const names = await userTables(w);
+  const out: TableSummary[] = [];
+  for (const name of names) {
+    const columns = await tableColumns(w, name, hints.get(name));
+    out.push({ name, rows: await countRows(w, name), columns, history: names.includes(changesView(name)) });
+  }
+  return out;
 }
 
 /**

@@ -9,7 +9,7 @@ import {
 } from "../../engine/publish/answer-bounds.js";
 import { describeTable, type TableDescription } from "../../engine/publish/describe-table.js";
 import { readOnlyQuery } from "../../engine/publish/query.js";
-import { countRows, tableColumns, toolkitTablesRead, userTables } from "../../engine/publish/read-table.js";
+import { tableSummaries, toolkitTablesRead } from "../../engine/publish/read-table.js";
 import { COLUMN_TYPES } from "../../schema/table.js";
 import type { ToolContext } from "../context.js";
 import { answer } from "../reply.js";
@@ -58,11 +58,11 @@ export async function tableNamed(
 }
 
 async function listTables(ctx: ToolContext) {
-  const tables = [];
-  for (const name of await userTables(ctx.warehouse)) {
-    const columns = await tableColumns(ctx.warehouse, name, ctx.columnTypes.get(name));
-    tables.push({ name, rows: await countRows(ctx.warehouse, name), columns: columns.map((c) => c.name) });
-  }
+  const tables = (await tableSummaries(ctx.warehouse, ctx.columnTypes)).map((t) => ({
+    name: t.name,
+    rows: t.rows,
+    columns: t.columns.map((c) => c.name),
+  }));
   return { tables };
 }
 
