@@ -90,7 +90,7 @@ async function refreshSheet(
   s: SheetSchedule,
   run: TickRun,
   tickAt: Date,
-  log: { when: string; about: Record<string, string> },
+  log: TickLog,
 ): Promise<TickRun> {
   const target = { ...s, scheduleId: s.id, cron: sp.schedule.cron, timezone: sp.schedule.timezone };
   const r = { runId: run.runId, status: run.runStatus, ...run.spent, note: run.note, at: tickAt };
@@ -108,6 +108,13 @@ export function notifyOf(ctx: Pick<TickContext, "notify">, sp: ScheduledPipeline
   return uniqueTargets([...(ctx.notify ?? []), ...(sp.notify ?? [])]);
 }
 
+/** How a tick names itself in the log and who its webhooks are. */
+interface TickLog {
+  when: string;
+  about: Record<string, string>;
+  notify: NotifyTarget[];
+}
+
 interface TickRun {
   runId: string | null;
   runStatus: string;
@@ -122,7 +129,7 @@ async function runScheduled(
   ctx: TickContext,
   sp: ScheduledPipeline,
   tickAt: Date,
-  log: { when: string; about: Record<string, string>; notify: NotifyTarget[] },
+  log: TickLog,
 ): Promise<TickRun> {
   const w = ctx.warehouse;
   const { when, about, notify } = log;
@@ -189,6 +196,18 @@ async function runScheduled(
   return { runId, runStatus, failed, note, spent };
 }
 
+function tickLog(ctx: TickContext, sp: ScheduledPipeline, tickAt: Date): TickLog {
+  return {
+    when: `${scheduleLabel(sp)} @ ${formatInZone(tickAt, sp.schedule.timezone)} ${sp.schedule.timezone}`,
+    about: {
+      pipeline: sp.pipeline.name,
+      ...(sp.sheet ? { schedule: scheduleKey(sp) } : {}),
+      tickAt: tickAt.toISOString(),
+    },
+    notify: notifyOf(ctx, sp),
+  };
+}
+
 /**
  * Runs one tick of a scheduled pipeline: claims the tick (once across schedulers), skips it while
  * the schedule is paused or an earlier tick's run still holds the slot, else runs the pipeline with
@@ -202,23 +221,47 @@ export async function runTick(
   tickAt: Date,
   status: "fired" | "caught-up",
 ): Promise<TickOutcome> {
+  const log = tickLog(ctx, sp, tickAt);
+  const notHeld = await holdTick(ctx, sp, tickAt, status, log);
+  if (notHeld) return notHeld;
+  ctx.log(`${log.when}: ${status === "caught-up" ? "catching up" : "starting"}`, {
+    event: "schedule.tick",
+    ...log.about,
+    status,
+  });
+  const sheet = sp.sheet;
+  // One refresh of a pipeline at a time in this process: its tab gets the rows whose run_id is its
+  // run's, and a merge table's row belongs to the run that loaded it last.
+  const run = sheet
+    ? await refreshesOf(sp.pipeline.name, async () =>
+        refreshSheet(ctx, sp, sheet, await runScheduled(ctx, sp, tickAt, log), tickAt, log),
+      )
+    : await runScheduled(ctx, sp, tickAt, log);
+  return finishTick(ctx, sp, tickAt, run, log);
+}
+
+/**
+ * Takes the tick and its pipeline's slot; or says why not: the tick is another scheduler's, the
+ * sheet schedule was deleted, the schedule is paused, or an earlier tick's run still holds the slot
+ * (skipped ticks are recorded and told).
+ */
+async function holdTick(
+  ctx: TickContext,
+  sp: ScheduledPipeline,
+  tickAt: Date,
+  status: "fired" | "caught-up",
+  log: TickLog,
+): Promise<TickOutcome | undefined> {
   const w = ctx.warehouse;
   const name = scheduleKey(sp);
-  const when = `${scheduleLabel(sp)} @ ${formatInZone(tickAt, sp.schedule.timezone)} ${sp.schedule.timezone}`;
-  const about = {
-    pipeline: sp.pipeline.name,
-    ...(sp.sheet ? { schedule: name } : {}),
-    tickAt: tickAt.toISOString(),
-  };
-  const notify = notifyOf(ctx, sp);
   // Deleted from the sheet: a scheduler that has not noticed yet must not run it (nor claim the tick).
   if (sp.sheet && !(await isLiveSheetSchedule(w, sp.sheet.id))) return { kind: "skipped", reason: "deleted" };
   if (!(await claimTick(w, { pipeline: name, tickAt, status, owner: ctx.owner }))) return { kind: "taken" };
   await advanceChecked(w, name, tickAt);
 
   const skip = async (reason: string): Promise<TickOutcome> => {
-    await updateTick(w, name, tickAt, { status: "skipped", note: reason, finished: true }, notify);
-    ctx.log(`${when}: skipped: ${reason}`, { event: "schedule.skipped", level: "warn", ...about });
+    await updateTick(w, name, tickAt, { status: "skipped", note: reason, finished: true }, log.notify);
+    ctx.log(`${log.when}: skipped: ${reason}`, { event: "schedule.skipped", level: "warn", ...log.about });
     return { kind: "skipped", reason };
   };
   const state = await readState(w, name);
@@ -229,21 +272,20 @@ export async function runTick(
     const h = slot.holder;
     return skip(`the run of tick ${h.runningTickAt} is still going (${h.runningHost} pid ${h.runningPid})`);
   }
+  return undefined;
+}
 
-  ctx.log(`${when}: ${status === "caught-up" ? "catching up" : "starting"}`, {
-    event: "schedule.tick",
-    ...about,
-    status,
-  });
-  const log = { when, about, notify };
-  const sheet = sp.sheet;
-  // One refresh of a pipeline at a time in this process: its tab gets the rows whose run_id is its
-  // run's, and a merge table's row belongs to the run that loaded it last.
-  const { runId, runStatus, failed, note } = sheet
-    ? await refreshesOf(sp.pipeline.name, async () =>
-        refreshSheet(ctx, sp, sheet, await runScheduled(ctx, sp, tickAt, log), tickAt, log),
-      )
-    : await runScheduled(ctx, sp, tickAt, log);
+/** Records the tick's outcome and frees the slot; failures in a row pause the schedule. */
+async function finishTick(
+  ctx: TickContext,
+  sp: ScheduledPipeline,
+  tickAt: Date,
+  run: TickRun,
+  log: TickLog,
+): Promise<TickOutcome> {
+  const w = ctx.warehouse;
+  const name = scheduleKey(sp);
+  const { runId, runStatus, failed, note } = run;
   await updateTick(w, name, tickAt, {
     runId,
     runStatus,
@@ -261,7 +303,7 @@ export async function runTick(
   if (failed && after.paused) {
     ctx.log(
       `${name}: paused after ${after.consecutiveFailures} failed runs in a row; resume with: skillsync schedule resume ${name}`,
-      { event: "schedule.paused", level: "error", ...about, runId },
+      { event: "schedule.paused", level: "error", ...log.about, runId },
     );
   }
   return { kind: "ran", runId, status: runStatus, paused: after.paused };
