@@ -22,11 +22,15 @@ async function fromView(t: TestServer, load: number): Promise<Record<string, unk
   return rows;
 }
 
-/** Every page of GET /changes/:table for `since`, `size.rows` rows per page (its `limit`), joined. */
+/** GET /changes' page sizes (its `limit`): one page holds every change, or a few rows per page. */
+const WHOLE_PAGES = { limit: 1000 };
+const PAGES_OF_FIVE = { limit: 5 };
+
+/** Every page of GET /changes/:table for `since`, `size.limit` rows per page, joined. */
 async function allPages(
   t: TestServer,
   since: string,
-  size: { rows: number },
+  size: { limit: number },
   // biome-ignore lint/suspicious/noExplicitAny: tests read answers loosely and assert on them
 ): Promise<{ rows: any[]; pages: any[] }> {
   const pages = [];
@@ -34,7 +38,7 @@ async function allPages(
   while (offset !== null) {
     const page = await t.call(
       "GET",
-      `/changes/${TABLE}?since=${encodeURIComponent(since)}&limit=${size.rows}&offset=${offset}`,
+      `/changes/${TABLE}?since=${encodeURIComponent(since)}&limit=${size.limit}&offset=${offset}`,
     );
     expect(page.status, page.text).toBe(200);
     pages.push(page.json);
@@ -77,7 +81,7 @@ for (const kind of WAREHOUSE_KINDS) {
       const firstLoad = (await loadsOfRun(t.warehouse, first.warehouseRunId))[0]!.id;
 
       // Only the first load: every patent was added by it, and it is the latest.
-      const added = await allPages(t, "last", { rows: 1000 });
+      const added = await allPages(t, "last", WHOLE_PAGES);
       expect(added.pages[0]).toMatchObject({ table: TABLE, since: "last", loadId: firstLoad, total: 150 });
       expect(added.rows.every((r) => r.change === "added" && r.load_id === firstLoad)).toBe(true);
 
@@ -88,7 +92,7 @@ for (const kind of WAREHOUSE_KINDS) {
       expect(changed.length).toBeGreaterThan(3);
       expect(changed.length).toBeLessThan(75);
 
-      const last = await allPages(t, "last", { rows: 5 });
+      const last = await allPages(t, "last", PAGES_OF_FIVE);
       expect(last.pages.length).toBeGreaterThan(1);
       const direct = await fromView(t, secondLoad);
       expect(last.pages[0]).toMatchObject({
@@ -121,17 +125,17 @@ for (const kind of WAREHOUSE_KINDS) {
       );
 
       // Since the first load: the second load's changes; since the day of the first: its additions too.
-      const sinceFirst = await allPages(t, String(firstLoad), { rows: 1000 });
+      const sinceFirst = await allPages(t, String(firstLoad), WHOLE_PAGES);
       expect(sinceFirst.rows.map(key)).toEqual(direct.map(key));
       expect(sinceFirst.pages[0].loadId).toBeUndefined();
       // The day of the first load (not today's date: the test may run across midnight).
       const firstDay = new Date(added.rows[0].changed_at).toISOString().slice(0, 10);
-      const sinceFirstDay = await allPages(t, firstDay, { rows: 1000 });
+      const sinceFirstDay = await allPages(t, firstDay, WHOLE_PAGES);
       expect(sinceFirstDay.rows).toHaveLength(150 + direct.length);
       const dayAfter = new Date(Date.parse(last.rows.at(-1).changed_at) + 86_400_000)
         .toISOString()
         .slice(0, 10);
-      expect((await allPages(t, dayAfter, { rows: 1000 })).pages[0]).toMatchObject({
+      expect((await allPages(t, dayAfter, WHOLE_PAGES)).pages[0]).toMatchObject({
         total: 0,
         rows: [],
         nextOffset: null,
