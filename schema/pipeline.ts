@@ -14,6 +14,27 @@ const sqlIdentifier = z
     message: "the skillsync_ prefix is reserved for the toolkit's own tables",
   });
 
+/**
+ * Prefixes a database keeps for its own tables. A pipeline file runs on either dialect, so both are
+ * refused everywhere: SQLite will not create a `sqlite_` table, and a `pg_` one would be hidden
+ * behind the system catalog of that name (pg_catalog comes first on the search path).
+ */
+const RESERVED_TABLE_PREFIXES = [
+  ["sqlite_", "SQLite"],
+  ["pg_", "Postgres"],
+] as const;
+
+/** A table or view name: an identifier no database has taken for itself. */
+const tableName = sqlIdentifier.superRefine((name, ctx) => {
+  const reserved = RESERVED_TABLE_PREFIXES.find(([prefix]) => name.startsWith(prefix));
+  if (!reserved) return;
+  const [prefix, db] = reserved;
+  ctx.addIssue({
+    code: "custom",
+    message: `"${name}" starts with ${prefix}, which ${db} keeps for its own tables; rename it (e.g. "${name.slice(prefix.length) || "data"}_data")`,
+  });
+});
+
 const paramName = z
   .string()
   .regex(/^[a-zA-Z][a-zA-Z0-9_]{0,62}$/, { message: "must be a simple name (letters, digits, _)" });
@@ -142,7 +163,7 @@ const childSourceSchema = z.strictObject({
 const childSchema = z.strictObject({
   /** Path inside the parent record to an array; or several paths that fill one table. */
   path: z.union([memberPath, z.array(childSourceSchema).min(1)]),
-  table: sqlIdentifier,
+  table: tableName,
   /** What one row of the child table is: the table's comment in the warehouse. */
   description: z.string().min(1).optional(),
   columns: z.record(sqlIdentifier, columnSpecSchema).default({}),
@@ -158,7 +179,7 @@ export const recordsSchema = z
   .strictObject({
     /** Dot path in `data` to the array of records (`products`, `data`, `results`); `.` for `data` itself. */
     path: memberPath,
-    table: sqlIdentifier,
+    table: tableName,
     /** What one row of the table is: its comment in the warehouse (default: the pipeline's description). */
     description: z.string().min(1).optional(),
     key: z.array(sqlIdentifier).min(1).optional(),
@@ -248,7 +269,7 @@ export const pipelineSchema = z.strictObject({
   /** At most this many calls of this pipeline in flight (within the run's --concurrency). */
   concurrency: z.number().int().min(1).max(256).optional(),
   /** SQL statements run after a successful load (views over the tables). Only CREATE VIEW statements. */
-  views: z.array(z.strictObject({ name: sqlIdentifier, sql: z.string().min(1) })).default([]),
+  views: z.array(z.strictObject({ name: tableName, sql: z.string().min(1) })).default([]),
   /** When `skillsync schedule` runs this pipeline (cron, time zone, params, failure pause). */
   schedule: scheduleSchema.optional(),
   /** After a successful run, push the rows it loaded into a Google Sheets tab (`{{param}}` allowed in spreadsheet and tab). */
@@ -258,7 +279,7 @@ export const pipelineSchema = z.strictObject({
       tab: z.string().min(1).max(100),
       mode: z.enum(["replace", "append"]).default("replace"),
       /** Which table to push (default: records.table); only the rows of the run. */
-      table: sqlIdentifier.optional(),
+      table: tableName.optional(),
     })
     .optional(),
 });

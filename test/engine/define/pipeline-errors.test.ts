@@ -81,3 +81,34 @@ describe("param defaults", () => {
     );
   });
 });
+
+describe("table names a database keeps for itself", () => {
+  it("refuses sqlite_ and pg_ tables, children and views at their line, with a new name", () => {
+    const text = minimal
+      .replace("table: things", "table: sqlite_master")
+      .replace(
+        "    asin: text\n",
+        "    asin: text\n  children:\n    - path: tags\n      table: pg_class\nviews:\n  - name: pg_tags\n    sql: select 1\n",
+      );
+    const e = errorOf(() => parsePipeline(text, "/x/p.yaml"));
+    expect(e.exitCode).toBe(2);
+    expect(e.message).toContain("invalid pipeline file /x/p.yaml:");
+    expect(e.issues.map((i) => i.path.join("."))).toEqual([
+      "records.table",
+      "records.children.0.table",
+      "views.0.name",
+    ]);
+    expect(e.message).toContain(
+      'records.table: "sqlite_master" starts with sqlite_, which SQLite keeps for its own tables; rename it (e.g. "master_data") (line 9)',
+    );
+    expect(e.message).toMatch(
+      /children\[0\]\.table: "pg_class" starts with pg_, which Postgres .* \(line 15\)/,
+    );
+    expect(e.message).toMatch(/views\[0\]\.name: "pg_tags" starts with pg_.* \(line 17\)/);
+  });
+
+  it("keeps names that only contain those prefixes", () => {
+    const text = minimal.replace("table: things", "table: my_sqlite_pg_things");
+    expect(parsePipeline(text, "/x/p.yaml").records.table).toBe("my_sqlite_pg_things");
+  });
+});
