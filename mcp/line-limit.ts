@@ -1,4 +1,5 @@
 import { Transform, type TransformCallback } from "node:stream";
+import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 
 /**
  * The longest request line the MCP server reads: 1 MiB. The longest a tool takes is far less (the
@@ -13,6 +14,9 @@ const TAIL_BYTES = 4 * 1024;
 /** JSON-RPC's "Invalid Request". */
 const INVALID_REQUEST = -32600;
 
+/** JSON-RPC's "Parse error". */
+const PARSE_ERROR = -32700;
+
 /**
  * stdin in front of the SDK's stdio transport: each line goes through whole, as one chunk (the
  * transport then never joins pieces), and a line longer than `limit` bytes is dropped as it
@@ -20,6 +24,10 @@ const INVALID_REQUEST = -32600;
  * JSON-RPC error (-32600, with the request's id when its start or its end shows it, else null), so
  * the session goes on. (The SDK's own client writes the id last, after the params.)
  * Without it the SDK buffers the line up to 10 MB and then closes the session.
+ *
+ * A line within the limit that is not JSON is answered with -32700 (id null), and JSON that is no
+ * JSON-RPC message with -32600 (with its id when it has one); a blank line is skipped. The SDK
+ * would drop either without a word, leaving the client waiting.
  */
 export class LineLimit extends Transform {
   readonly #limit: number;
@@ -77,7 +85,10 @@ export class LineLimit extends Transform {
 
   #endLine(): void {
     if (this.#head === undefined) {
-      this.push(this.#parts.length === 1 ? this.#parts[0] : Buffer.concat(this.#parts));
+      const line = this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts);
+      const refusal = unreadable(line);
+      if (refusal === undefined) this.push(line);
+      else if (refusal !== "") this.#refuse(refusal);
     } else {
       const id = requestIdOf(this.#head.toString("utf8")) ?? lastId(this.#tail.toString("utf8"));
       this.#refuse(tooLong(id, this.#size, this.#limit));
@@ -89,9 +100,35 @@ export class LineLimit extends Transform {
   }
 }
 
+/**
+ * The error answer for a line the SDK could not take as a JSON-RPC message, "" for a blank line
+ * (nothing to answer), undefined for a line to pass on.
+ */
+function unreadable(line: Buffer): string | undefined {
+  const text = line.toString("utf8").trim();
+  if (text === "") return "";
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    const message = `Parse error: the line is not JSON (${why}); it was not read and nothing was done. Send one JSON-RPC message per line`;
+    return errorAnswer(null, PARSE_ERROR, message);
+  }
+  if (JSONRPCMessageSchema.safeParse(value).success) return undefined;
+  const id = (value as { id?: unknown } | null)?.id;
+  const message =
+    'Invalid Request: the line is JSON but not a JSON-RPC 2.0 message (an object with "jsonrpc":"2.0" and a "method", or a "result" or "error" with an "id"); it was not read and nothing was done';
+  return errorAnswer(typeof id === "string" || typeof id === "number" ? id : null, INVALID_REQUEST, message);
+}
+
+function errorAnswer(id: string | number | null, code: number, message: string): string {
+  return `${JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } })}\n`;
+}
+
 function tooLong(id: string | number | null, size: number, limit: number): string {
   const message = `the request is ${size.toLocaleString("en-US")} bytes, over this server's limit of ${limit.toLocaleString("en-US")} bytes for one message; it was not read and nothing was done. Send a smaller request (the query tool's sql is at most 100,000 characters; split a long params list over several runs)`;
-  return `${JSON.stringify({ jsonrpc: "2.0", id, error: { code: INVALID_REQUEST, message } })}\n`;
+  return errorAnswer(id, INVALID_REQUEST, message);
 }
 
 /**

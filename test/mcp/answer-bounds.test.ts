@@ -1,18 +1,16 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { sql } from "kysely";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openWarehouse } from "../../connectors/warehouse/open.js";
 import { migrateToLatest } from "../../store/migrate.js";
-import { nodeEntry } from "../helpers/node-entry.js";
 import {
   freshWarehouseUrl,
   unavailable,
   WAREHOUSE_KINDS,
   type WarehouseKind,
 } from "../helpers/warehouses.js";
-import { startMcp } from "./helpers.js";
+import { startMcp, startRawMcp } from "./helpers.js";
 
 // A server that only reads (--max-credits 0) still needs a key and a base URL to start.
 const ENV = { SKILL_API_KEY: "sk-mcp-test-secret-bounds-0a9e", SKILL_API_BASE_URL: "http://127.0.0.1:9" };
@@ -114,61 +112,6 @@ for (const kind of WAREHOUSE_KINDS) {
   });
 }
 
-const spawned: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of spawned.splice(0)) child.kill();
-});
-
-/** The real server on raw stdio: lines in, parsed answers out. */
-function rawServer(db: string) {
-  const child = spawn(
-    process.execPath,
-    [...nodeEntry("cli/run.ts"), "mcp", "--db", db, "--max-credits", "0"],
-    {
-      env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", ...ENV },
-      stdio: ["pipe", "pipe", "pipe"],
-    },
-  );
-  spawned.push(child);
-  const answers: {
-    id?: unknown;
-    result?: { serverInfo: { name: string }; content: { text: string }[] };
-    error?: { code: number; message: string };
-  }[] = [];
-  const waiting: (() => void)[] = [];
-  let pending = "";
-  child.stdout!.on("data", (chunk: Buffer) => {
-    pending += chunk.toString("utf8");
-    for (let nl = pending.indexOf("\n"); nl >= 0; nl = pending.indexOf("\n")) {
-      answers.push(JSON.parse(pending.slice(0, nl)));
-      pending = pending.slice(nl + 1);
-    }
-    for (const wake of waiting.splice(0)) wake();
-  });
-  let stderr = "";
-  child.stderr!.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const send = (line: string) =>
-    new Promise<void>((resolve, reject) =>
-      child.stdin!.write(`${line}\n`, (err) => (err ? reject(err) : resolve())),
-    );
-  /** The answer whose id is `id`, waited for as answers arrive (deadline: 60 s). */
-  const answer = (id: unknown) =>
-    new Promise<(typeof answers)[number]>((resolve, reject) => {
-      const deadline = setTimeout(() => reject(new Error(`no answer ${id}; stderr: ${stderr}`)), 60_000);
-      const look = () => {
-        const found = answers.find((a) => a.id === id);
-        if (found) {
-          clearTimeout(deadline);
-          resolve(found);
-        } else waiting.push(look);
-      };
-      look();
-    });
-  return { child, send, answer };
-}
-
 describe("skillsync mcp: a request line over 1 MiB", () => {
   it("is answered with -32600 and the request's id through the SDK's client, and the session goes on", async () => {
     const mcp = await startMcp(["--db", freshWarehouseUrl("sqlite"), "--max-credits", "0"], ENV);
@@ -184,7 +127,7 @@ describe("skillsync mcp: a request line over 1 MiB", () => {
   }, 60_000);
 
   it("of 50 MB is dropped as it streams and answered (with its id when either end shows it), and the next request too", async () => {
-    const { child, send, answer } = rawServer(freshWarehouseUrl("sqlite"));
+    const { child, send, answer } = startRawMcp(freshWarehouseUrl("sqlite"), ENV);
     await send(
       JSON.stringify({
         jsonrpc: "2.0",

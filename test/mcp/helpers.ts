@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterTest } from "../helpers/after-test.js";
@@ -56,4 +57,78 @@ export async function startMcp(args: string[], env: Record<string, string>): Pro
     pid: transport.pid!,
     close: () => client.close(),
   };
+}
+
+/** One answer the server wrote to stdout, parsed. */
+interface RawAnswer {
+  id?: unknown;
+  result?: { serverInfo: { name: string }; content: { text: string }[] };
+  error?: { code: number; message: string };
+}
+
+/**
+ * The real `skillsync mcp` process (reading only, `--max-credits 0`) on raw stdio, for lines the
+ * SDK's client would never send: lines in, parsed answers out; killed after the test.
+ */
+export function startRawMcp(db: string, env: Record<string, string>) {
+  const child = spawn(
+    process.execPath,
+    [...nodeEntry("cli/run.ts"), "mcp", "--db", db, "--max-credits", "0"],
+    {
+      env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
+  afterTest(() => child.kill());
+  const answers: RawAnswer[] = [];
+  const waiting: (() => void)[] = [];
+  let pending = "";
+  child.stdout!.on("data", (chunk: Buffer) => {
+    pending += chunk.toString("utf8");
+    for (let nl = pending.indexOf("\n"); nl >= 0; nl = pending.indexOf("\n")) {
+      answers.push(JSON.parse(pending.slice(0, nl)));
+      pending = pending.slice(nl + 1);
+    }
+    for (const wake of waiting.splice(0)) wake();
+  });
+  let stderr = "";
+  child.stderr!.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const send = (line: string) =>
+    new Promise<void>((resolve, reject) =>
+      child.stdin!.write(`${line}\n`, (err) => (err ? reject(err) : resolve())),
+    );
+  /** The first answer whose id is `id` not taken yet, waited for as answers arrive (deadline: 60 s). */
+  const answer = (id: unknown) =>
+    new Promise<RawAnswer>((resolve, reject) => {
+      const deadline = setTimeout(() => reject(new Error(`no answer ${id}; stderr: ${stderr}`)), 60_000);
+      const look = () => {
+        const at = answers.findIndex((a) => a.id === id);
+        if (at >= 0) {
+          clearTimeout(deadline);
+          resolve(answers.splice(at, 1)[0]!);
+        } else waiting.push(look);
+      };
+      look();
+    });
+  /** The MCP handshake, as a client starts a session. */
+  const initialize = async () => {
+    await send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: "init",
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "raw", version: "1" },
+        },
+      }),
+    );
+    const init = await answer("init");
+    await send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    return init;
+  };
+  return { child, send, answer, initialize };
 }

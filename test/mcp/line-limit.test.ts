@@ -25,12 +25,14 @@ describe("the MCP server's request line limit", () => {
     const out: string[] = [];
     limit.on("data", (chunk: Buffer) => out.push(chunk.toString()));
     const long = `{"id":5,"params":"${"p".repeat(500)}"}\n`;
-    for (const piece of ['{"id":1}\n{"id"', ":2}\n", long.slice(0, 50), long.slice(50), '{"id":3}\n']) {
+    const call = (id: number) => `{"jsonrpc":"2.0","method":"m","id":${id}}\n`;
+    const [one, two] = [call(1), call(2)];
+    for (const piece of [one + two.slice(0, 30), two.slice(30), long.slice(0, 50), long.slice(50), call(3)]) {
       limit.write(Buffer.from(piece));
     }
     limit.end();
     await new Promise((resolve) => limit.on("end", resolve));
-    expect(out).toEqual(['{"id":1}\n', '{"id":2}\n', '{"id":3}\n']);
+    expect(out).toEqual([call(1), call(2), call(3)]);
     expect(refused).toHaveLength(1);
     expect(JSON.parse(refused[0]!)).toMatchObject({
       jsonrpc: "2.0",
@@ -40,5 +42,36 @@ describe("the MCP server's request line limit", () => {
         message: expect.stringMatching(/the request is 521 bytes, over this server's limit of 100 bytes/),
       },
     });
+  });
+
+  it("answers a line that is not JSON with -32700 and JSON that is no JSON-RPC message with -32600, skips a blank one, and passes the rest", async () => {
+    const refused: string[] = [];
+    const limit = new LineLimit((answer) => refused.push(answer), 100);
+    const out: string[] = [];
+    limit.on("data", (chunk: Buffer) => out.push(chunk.toString()));
+    const good = '{"jsonrpc":"2.0","method":"m","id":4}\n';
+    for (const line of ["this is not json\n", "\r\n", '{"id":"x","hello":1}\n', "[1,2]\n", good]) {
+      limit.write(Buffer.from(line));
+    }
+    limit.end();
+    await new Promise((resolve) => limit.on("end", resolve));
+    expect(out).toEqual([good]);
+    expect(refused.map((r) => JSON.parse(r))).toEqual([
+      {
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32700, message: expect.stringMatching(/^Parse error: the line is not JSON \(/) },
+      },
+      {
+        jsonrpc: "2.0",
+        id: "x",
+        error: { code: -32600, message: expect.stringMatching(/^Invalid Request/) },
+      },
+      {
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32600, message: expect.stringMatching(/^Invalid Request/) },
+      },
+    ]);
   });
 });
