@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { SkillClient } from "../connectors/skill-api/client.js";
 import { openWarehouse, type Warehouse } from "../connectors/warehouse/open.js";
+import { READ_LIMITS, tooManyValues } from "../core/bounded-read.js";
 import { ValidationError } from "../core/errors.js";
 import { readValues } from "../engine/define/inputs.js";
 import { parseParamFlags } from "../engine/define/params.js";
@@ -45,7 +46,8 @@ export async function withWarehouse<T>(
 
 /**
  * `--param name=value` flags; `name=@file.txt` reads one value per line and `name=@file.csv#column`
- * a CSV column (the user's own files, on the command line only: the server never reads files).
+ * a CSV column (the user's own files, on the command line only: the server never reads files),
+ * each within READ_LIMITS.
  */
 export function paramsFromFlags(flags: string[] = []): Record<string, string[]> {
   const raw = parseParamFlags(flags);
@@ -55,6 +57,13 @@ export function paramsFromFlags(flags: string[] = []): Record<string, string[]> 
       const [file, column] = v.slice(1).split("#");
       return readValues(file!, column, `--param ${name}`, (text) => logNote(text, "input.note"));
     });
+    // Each file is bounded by itself; several files of one param are bounded together.
+    if (raw[name]!.length > READ_LIMITS.values)
+      throw tooManyValues(
+        `--param ${name}`,
+        "its values together",
+        "give fewer files, or run them one by one",
+      );
   }
   return raw;
 }

@@ -1,10 +1,6 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
-import { ValidationError } from "../core/errors.js";
-
-/** More than any settings file needs; a bigger `.env` is a mistake (a dump, a binary), not read. */
-const MAX_BYTES = 64 * 1024;
+import { READ_LIMITS, readBoundedText } from "../core/bounded-read.js";
 
 /**
  * Reads `.env` from `dir` (the working folder) into `env`, as dlt, Meltano and most CLIs do: each
@@ -17,15 +13,12 @@ export function loadDotEnv(dir: string, env: NodeJS.ProcessEnv = process.env): s
   const path = join(dir, ".env");
   let text: string;
   try {
-    const bytes = readFileSync(path);
-    if (bytes.length > MAX_BYTES)
-      throw new ValidationError("environment", [
-        {
-          path: [path],
-          message: `is ${bytes.length} bytes, more than a settings file needs (${MAX_BYTES}): move it away or trim it`,
-        },
-      ]);
-    text = bytes.toString("utf8");
+    // A bigger `.env` is a mistake (a dump, a binary, a link to a device), not read.
+    text = readBoundedText(path, {
+      maxBytes: READ_LIMITS.settingsFileBytes,
+      what: "environment",
+      instead: "a settings file needs far less; move it away or trim it",
+    });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "EISDIR")
       return [];

@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
-import { ExitCode, SkillsyncError } from "../core/errors.js";
+import { READ_LIMITS, readBoundedText } from "../core/bounded-read.js";
+import { ExitCode, SkillsyncError, ValidationError } from "../core/errors.js";
 
 /**
  * Parses JSON a user typed or saved, and on failure says where it broke as `where:line:column`.
@@ -43,8 +43,13 @@ export async function readJsonBody(opts: {
   const path = opts.bodyFile as string;
   let text: string;
   try {
-    text = await readFile(path, "utf8");
+    text = readBoundedText(path, {
+      maxBytes: READ_LIMITS.valuesFileBytes,
+      what: "--body-file",
+      instead: "a request body this large is not one the API takes; check the file",
+    });
   } catch (err) {
+    if (err instanceof ValidationError) throw err;
     const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
     throw new SkillsyncError("USAGE", `cannot read --body-file ${path} (${code})`, ExitCode.usage);
   }

@@ -1,9 +1,9 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { isNode, LineCounter, parseDocument } from "yaml";
 import { type Issue, ValidationError } from "../core/errors.js";
 import { type ParamValue, resolveParams } from "../engine/define/params.js";
-import { type LoadedPipeline, loadPipeline } from "../engine/define/pipeline-file.js";
+import { type LoadedPipeline, loadPipeline, readPipelineBytes } from "../engine/define/pipeline-file.js";
 import { type NotifyTarget, notifyFromFile } from "../engine/notify/config.js";
 import type { ScheduleSpec } from "../schema/schedule.js";
 import { type SheetSchedule, sheetScheduleKey } from "../store/sheet-schedules.js";
@@ -49,7 +49,7 @@ function checkParams(p: LoadedPipeline, s: ScheduleSpec): void {
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
     const lines = new LineCounter();
-    const doc = parseDocument(readFileSync(p.file, "utf8"), { lineCounter: lines });
+    const doc = parseDocument(readPipelineBytes(p.file).toString("utf8"), { lineCounter: lines });
     const issues: Issue[] = err.issues.map((i) => {
       const path = ["schedule", "params", ...i.path];
       const node = doc.getIn(path.slice(0, 3), true) ?? doc.getIn(["schedule", "params"], true);

@@ -1,5 +1,5 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { sheetsConfigFromEnv } from "../../connectors/sheets/auth.js";
+import { existsSync, statSync } from "node:fs";
+import { readKeyFile, sheetsConfigFromEnv } from "../../connectors/sheets/auth.js";
 import { resolveConfig } from "../../connectors/skill-api/config.js";
 import { probeApi } from "../../connectors/skill-api/probe.js";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
@@ -107,7 +107,7 @@ export function checkSheets(): Check[] {
   const c = config.credentials;
   if (!("keyFile" in c)) return [pass("sheets", "an access token is set (SKILLSYNC_SHEETS_ACCESS_TOKEN)")];
   try {
-    const key = JSON.parse(readFileSync(c.keyFile, "utf8")) as Record<string, unknown>;
+    const key = JSON.parse(readKeyFile(c.keyFile)) as Record<string, unknown>;
     const missing = ["type", "client_email", "private_key"].filter((k) => typeof key[k] !== "string");
     if (!missing.length)
       return [pass("sheets", `${String(key["client_email"])} (GOOGLE_APPLICATION_CREDENTIALS)`)];

@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
-import { ExitCode, SkillsyncError } from "../../core/errors.js";
+import { READ_LIMITS, readBoundedText } from "../../core/bounded-read.js";
+import { ExitCode, SkillsyncError, ValidationError } from "../../core/errors.js";
 import { registerSecret } from "../../core/redact.js";
 
 const SHEETS_SCOPE = "https://www.googleapis.com/auth/spreadsheets";
@@ -60,8 +60,9 @@ export async function sheetsAuthClient(credentials: SheetsCredentials): Promise<
 function checkKeyFile(path: string): void {
   let type: unknown;
   try {
-    type = (JSON.parse(readFileSync(path, "utf8")) as { type?: unknown }).type;
+    type = (JSON.parse(readKeyFile(path)) as { type?: unknown }).type;
   } catch (err) {
+    if (err instanceof ValidationError) throw err;
     const why =
       (err as NodeJS.ErrnoException).code === "ENOENT" ? "does not exist" : "is not a readable JSON key file";
     throw new SkillsyncError("SHEETS_NOT_CONFIGURED", `the Google key file ${path} ${why}`, ExitCode.usage);
@@ -73,6 +74,15 @@ function checkKeyFile(path: string): void {
       ExitCode.usage,
     );
   }
+}
+
+/** A Google key file's text, within READ_LIMITS: a device or a wrong huge file is refused, not read. */
+export function readKeyFile(path: string): string {
+  return readBoundedText(path, {
+    maxBytes: READ_LIMITS.keyFileBytes,
+    what: "Google key file (GOOGLE_APPLICATION_CREDENTIALS)",
+    instead: "a service account key is a few KB of JSON; download one from the Google Cloud console",
+  });
 }
 
 /** Sheets needs set-up the user has not done; says what to set. */

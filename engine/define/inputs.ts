@@ -1,9 +1,10 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { parse as parseCsv } from "csv-parse/sync";
 import { sql } from "kysely";
 import type { SheetReader } from "../../connectors/sheets/connector.js";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
+import { READ_LIMITS, readBoundedText, tooManyValues } from "../../core/bounded-read.js";
 import { ValidationError } from "../../core/errors.js";
 import { durationMs, type InputSource } from "../../schema/pipeline.js";
 import type { ParamValues } from "./params.js";
@@ -78,16 +79,28 @@ export function readValues(
 ): string[] {
   let text: string;
   try {
-    text = readFileSync(file, "utf8").replace(/^\uFEFF/, "");
+    text = readBoundedText(file, {
+      maxBytes: READ_LIMITS.valuesFileBytes,
+      what: source,
+      instead: LARGE_LISTS,
+    });
   } catch (err) {
-    const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    if (err instanceof ValidationError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    const why =
+      code === "EISDIR" ? "it is a folder; give a file of values" : (code ?? (err as Error).message);
     throw new ValidationError(source, [{ path: ["file"], message: `cannot read ${file} (${why})` }]);
   }
-  if (!column && !/\.csv$/i.test(file)) return clean(text.split(/\r?\n/));
-  const rows = parseCsv(text, { columns: true, skip_empty_lines: true, relax_column_count: true }) as Record<
-    string,
-    string
-  >[];
+  text = text.replace(/^\uFEFF/, "");
+  if (!column && !/\.csv$/i.test(file)) return lineValues(text, file, source);
+  // One row past the limit is enough to refuse: the rest is never made into objects.
+  const rows = parseCsv(text, {
+    columns: true,
+    skip_empty_lines: true,
+    relax_column_count: true,
+    to: READ_LIMITS.values + 1,
+  }) as Record<string, string>[];
+  if (rows.length > READ_LIMITS.values) throw tooManyValues(source, `${file} (rows of CSV)`, LARGE_LISTS);
   const header = rows.length ? Object.keys(rows[0]!) : [];
   const chosen = column ?? csvColumn(file, header, source);
   if (rows.length && !header.includes(chosen)) {
@@ -97,6 +110,27 @@ export function readValues(
   }
   if (!column) note?.(`${source}: ${file} read as CSV, column "${chosen}" (its header is not a value)`);
   return clean(rows.map((r) => r[chosen]));
+}
+
+/** What to do with a list over the limits of READ_LIMITS. */
+const LARGE_LISTS = `split the list into files of at most ${READ_LIMITS.values.toLocaleString("en-US")} values and run each, or load it into a table and read it with input.from.sql (docs/pipeline-files.md)`;
+
+/**
+ * The non-empty lines of a file (each value once), counted as they are scanned: splitting the
+ * text whole would make millions of strings of a file of short lines before any was counted.
+ */
+function lineValues(text: string, file: string, source: string): string[] {
+  const seen = new Set<string>();
+  let count = 0;
+  for (let at = 0; at < text.length; ) {
+    const end = text.indexOf("\n", at);
+    const value = text.slice(at, end < 0 ? text.length : end).trim();
+    at = end < 0 ? text.length : end + 1;
+    if (!value) continue;
+    if (++count > READ_LIMITS.values) throw tooManyValues(source, file, LARGE_LISTS);
+    seen.add(value);
+  }
+  return [...seen];
 }
 
 /** The column of a CSV file given without one: its only column, else a question naming them. */

@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Document, isMap, isNode, isScalar, LineCounter, parseDocument } from "yaml";
+import { READ_LIMITS, readBoundedBytes } from "../../core/bounded-read.js";
 import { fromZodIssues, type Issue, ValidationError } from "../../core/errors.js";
 import { objectKeysAt } from "../../schema/keys.js";
 import { type PipelineFile, pipelineSchema } from "../../schema/pipeline.js";
@@ -55,8 +56,9 @@ export function loadPipeline(ref: string): LoadedPipeline {
   const file = resolvePipelineRef(ref);
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readPipelineBytes(file).toString("utf8");
   } catch (err) {
+    if (err instanceof ValidationError) throw err;
     // A folder (EISDIR), a file that cannot be read: a usage error naming the path, not a crash.
     const code = (err as NodeJS.ErrnoException).code;
     const why =
@@ -66,6 +68,19 @@ export function loadPipeline(ref: string): LoadedPipeline {
     throw new ValidationError("pipeline argument", [{ path: [], message: `${file} ${why}` }]);
   }
   return parsePipeline(text, file);
+}
+
+/**
+ * The bytes of a pipeline file, within READ_LIMITS: read again where a run hashes it or hands it
+ * to workers, so a file swapped for a huge one meanwhile is refused there too.
+ */
+export function readPipelineBytes(file: string): Buffer {
+  return readBoundedBytes(file, {
+    maxBytes: READ_LIMITS.yamlFileBytes,
+    what: `pipeline file ${file}`,
+    instead:
+      "a pipeline file is settings, not data: put long lists of inputs in a file (input.from.file) or a table (input.from.sql)",
+  });
 }
 
 export function parsePipeline(text: string, file: string): LoadedPipeline {

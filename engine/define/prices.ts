@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { z } from "zod";
+import { READ_LIMITS, readBoundedText } from "../../core/bounded-read.js";
 import { fromZodIssues, ValidationError } from "../../core/errors.js";
 import { catalog, type PriceUnit, SLUG_PATTERN } from "../../schema/catalog.js";
 import { requestedIdentifiers } from "../../schema/patent-identifier.js";
@@ -45,8 +45,15 @@ export function loadPrices(file?: string): PriceTable {
   if (!file) return table;
   let raw: unknown;
   try {
-    raw = parse(readFileSync(file, "utf8"));
+    raw = parse(
+      readBoundedText(file, {
+        maxBytes: READ_LIMITS.yamlFileBytes,
+        what: `price file ${file}`,
+        instead: "a price file has a line or two per operation",
+      }),
+    );
   } catch (err) {
+    if (err instanceof ValidationError) throw err;
     throw new ValidationError(`price file ${file}`, [
       { path: [], message: err instanceof Error ? err.message.split("\n")[0]! : String(err) },
     ]);

@@ -1,9 +1,9 @@
-import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { WorkQueue } from "../../connectors/queue/work-queue.js";
 import { type Attempt, attempts, setRunInvocation } from "../../store/run-jobs.js";
 import { askRunToStop, interruptReserved, type RunCounters } from "../../store/runs.js";
 import { liveWorkers } from "../../store/workers.js";
+import { readPipelineBytes } from "../define/pipeline-file.js";
 import type { PlannedCall } from "../extract/planned-calls.js";
 import type { Compiled } from "../run/prepare.js";
 import { mergeSeen, type QualitySeen } from "../run/quality.js";
@@ -102,7 +102,7 @@ function batchJobs(
 ): BatchJob[] {
   const pipeline = {
     file: c.pipeline.file,
-    text: readFileSync(c.pipeline.file, "utf8"),
+    text: readPipelineBytes(c.pipeline.file).toString("utf8"),
     params: c.params,
     freshnessMs: c.freshnessMs,
   };

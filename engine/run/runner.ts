@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
 import { requestHash } from "../../core/hash.js";
 import type { Ceiling } from "../../store/budget.js";
@@ -7,7 +6,7 @@ import type { OutboxTarget } from "../../store/outbox.js";
 import type { RunCounters, RunStatus, Trigger } from "../../store/runs.js";
 import type { SheetReader } from "../define/inputs.js";
 import type { ParamValue } from "../define/params.js";
-import type { LoadedPipeline } from "../define/pipeline-file.js";
+import { type LoadedPipeline, readPipelineBytes } from "../define/pipeline-file.js";
 import { loadPrices, type PriceTable } from "../define/prices.js";
 import { shareRateLimit } from "../extract/rate-share.js";
 import type { CallFailure, SkillCaller } from "../extract/skill-caller.js";
@@ -84,7 +83,7 @@ export interface RunSummary {
 
 function runKey(pipelines: LoadedPipeline[], params: Record<string, ParamValue[]>): string {
   const files = pipelines.map(
-    (p) => `${p.name}:${createHash("sha256").update(readFileSync(p.file)).digest("hex")}`,
+    (p) => `${p.name}:${createHash("sha256").update(readPipelineBytes(p.file)).digest("hex")}`,
   );
   return requestHash("run", { files, params });
 }
