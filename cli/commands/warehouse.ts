@@ -8,6 +8,7 @@ import { readOnlyQuery } from "../../engine/publish/query.js";
 import { isToolkitTable } from "../../engine/publish/read-table.js";
 import { tablesMadeBy } from "../../engine/run/make-tables.js";
 import { makeTables } from "../../engine/run/runner.js";
+import { checkPipelineSql } from "../../engine/run/sql-trial.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { type ReaderSetup, setUpReader } from "../../store/reader-login.js";
 import { dbOption, withReadDb, withWarehouse } from "../context.js";
@@ -64,6 +65,8 @@ export function registerWarehouseCommands(program: Command): void {
       // Every file is read and checked before the warehouse is opened: a typo makes nothing.
       const pipelines = (flags.pipelines ?? []).map((ref) => loadPipeline(ref));
       return withWarehouse(dbOption(flags), async (w) => {
+        // Their views too, before anything is made: a view that does not work makes nothing.
+        await checkPipelineSql(w, pipelines);
         const r = await migrateToLatest(w);
         printLine(r.applied.length ? `applied: ${r.applied.join(", ")}` : "already up to date");
         if (pipelines.length) {

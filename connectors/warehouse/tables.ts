@@ -1,6 +1,7 @@
 import { type CreateTableBuilder, sql } from "kysely";
 import type { TableDef } from "../../schema/table.js";
 import type { Catalog } from "./adapter.js";
+import { atomically } from "./atomic.js";
 import { isCommentedMeanwhile, isCreatedMeanwhile, isNotPermitted } from "./driver-errors.js";
 import type { Warehouse } from "./open.js";
 
@@ -140,7 +141,7 @@ async function ensureComments(w: Warehouse, def: TableDef, schema: Catalog): Pro
   );
   if (!changed.length) return;
   try {
-    await w.db.transaction().execute(async (trx) => {
+    await atomically(w.db, async (trx) => {
       for (const [column, text] of changed) await w.adapter.comment(trx, def.name, column, text);
     });
   } catch (err) {
@@ -196,7 +197,7 @@ async function becomeVersioned(w: Warehouse, def: TableDef, schema: Catalog): Pr
   const keyed = sameColumns(schema.primaryKeys.get(def.name) ?? [], def.key);
   if (!schema.indexes.has(old) && !keyed) return;
   // One transaction: a crash leaves the merge table as it was, and the switch is made again.
-  await w.db.transaction().execute(async (trx) => {
+  await atomically(w.db, async (trx) => {
     if (keyed) await w.adapter.dropPrimaryKey(trx, def.name);
     await trx.schema.dropIndex(old).ifExists().execute();
     await trx

@@ -259,3 +259,14 @@ export async function resolveInput(p: LoadedPipeline, ctx: InputContext): Promis
   }
   return [];
 }
+
+/**
+ * A pipeline's input queries bound as a run binds them (its params, `:fresh_since`), unread: what a
+ * run checks against the warehouse before it makes anything (engine/run/sql-trial.ts).
+ */
+export function inputQueries(p: LoadedPipeline, params: ParamValues) {
+  const sources = !p.input ? [] : Array.isArray(p.input.from) ? p.input.from : [p.input.from];
+  return sources.flatMap((s) =>
+    "sql" in s ? [bindSql(s.sql, { fresh_since: freshSince(p), ...params })] : [],
+  );
+}

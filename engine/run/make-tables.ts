@@ -37,7 +37,7 @@ function wordsOf(query: string): Set<string> {
 }
 
 /** The run's pipelines and the built-in ones their SQL reads (see `TablesToMake`). */
-function tablesToMake(pipelines: LoadedPipeline[]): TablesToMake {
+export function tablesToMake(pipelines: LoadedPipeline[]): TablesToMake {
   const owners = new Map<string, { p: LoadedPipeline; view: boolean }>();
   for (const p of [...builtinPipelines(), ...pipelines]) {
     for (const t of tableNames(compileMapping(p.records))) owners.set(t, { p, view: false });
@@ -77,7 +77,7 @@ export async function makeTables(w: Warehouse, pipelines: LoadedPipeline[]): Pro
   for (const p of make.views) await ensureViews(w, p);
 }
 
-async function ensurePipelineTables(w: Warehouse, p: LoadedPipeline): Promise<void> {
+export async function ensurePipelineTables(w: Warehouse, p: LoadedPipeline): Promise<void> {
   const mapping = compileMapping(p.records);
   await ensureTable(w, mapping.table);
   for (const child of mapping.children) await ensureTable(w, child);

@@ -6,6 +6,7 @@ import { type ParamValue, type ParamValues, resolveParams } from "../define/para
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import { type CompiledMapping, compileMapping } from "../normalize/mapping.js";
 import { makeTables } from "./make-tables.js";
+import { checkPipelineSql } from "./sql-trial.js";
 
 /** A pipeline ready to run: its params resolved, its mapping compiled. */
 export interface Compiled {
@@ -53,7 +54,11 @@ export function compilePipelines(
   }));
 }
 
-/** Makes the tables the pipelines write and read (`makeTables`), so runs and SQL inputs can read them. */
+/**
+ * Makes the tables the pipelines write and read (`makeTables`), so runs and SQL inputs can read
+ * them — once their views and input queries are known to work (`checkPipelineSql`): a file
+ * refused for its SQL leaves nothing behind.
+ */
 export async function preparePipelines(
   w: Warehouse,
   pipelines: LoadedPipeline[],
@@ -61,6 +66,11 @@ export async function preparePipelines(
   check?: (params: ParamValues[]) => void,
 ): Promise<Compiled[]> {
   const compiled = compilePipelines(pipelines, given, check);
+  await checkPipelineSql(
+    w,
+    pipelines,
+    compiled.map((c) => c.params),
+  );
   await migrateToLatest(w);
   await makeTables(w, pipelines);
   return compiled;

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { ColumnType } from "../../../schema/table.js";
 import type { StoredColumn, WarehouseAdapter } from "../adapter.js";
+import { atomically } from "../atomic.js";
 import { comment, comments, dropPrimaryKey, primaryKeys } from "./keys.js";
 
 const SQL_TYPES: Record<ColumnType, string> = {
@@ -142,7 +143,7 @@ export function postgresAdapter(schema: string | undefined): WarehouseAdapter {
         where c.relname = ${name} and n.nspname = current_schema() and c.relkind = 'v'`.execute(db);
       if (r.rows[0]?.mark === mark) return;
       const replace = (dropFirst: boolean) =>
-        db.transaction().execute(async (trx) => {
+        atomically(db, async (trx) => {
           if (dropFirst) await sql.raw(`drop view if exists "${name}"`).execute(trx);
           await sql.raw(`create or replace view "${name}" as ${body}`).execute(trx);
           await sql.raw(`comment on view "${name}" is '${mark}'`).execute(trx);

@@ -2,6 +2,7 @@ import type SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import type { ColumnType } from "../../../schema/table.js";
 import type { StoredColumn, WarehouseAdapter } from "../adapter.js";
+import { atomically } from "../atomic.js";
 import { primaryKeys, rebuildWithoutPrimaryKey } from "./rebuild.js";
 import { sqliteSyncDriver } from "./synchronous.js";
 
@@ -132,7 +133,7 @@ const SQLITE: Omit<WarehouseAdapter, "synchronous"> = {
     // A table or index of that name is the user's: left as it is (as before views were re-created).
     if (existing && existing.type !== "view") return;
     if (existing?.sql?.includes(`/* ${mark} */`)) return;
-    await db.transaction().execute(async (trx) => {
+    await atomically(db, async (trx) => {
       await sql.raw(`drop view if exists "${name}"`).execute(trx);
       await sql.raw(`create view "${name}" as /* ${mark} */ ${body}`).execute(trx);
     });

@@ -56,10 +56,12 @@ describe.each(WAREHOUSE_KINDS)("a pipeline's input sql: on %s", (kind) => {
         expect(r.err).toMatch(/input\.from\.sql: the query failed/);
       }
     }
-    // Nothing deleted: the ledger as it was; the history too (each refused `run` adds its own failed run).
+    // Nothing deleted: the ledger as it was; the history too. A refused `run` adds no run (its
+    // query is tried before anything is made), except the writing CTE on Postgres, which EXPLAIN
+    // plans without complaint: the READ ONLY transaction of the read itself refuses it, in a run.
     const after = await counts();
     expect(after.calls).toBe(before.calls);
-    expect(after.runs).toBe(before.runs + 3);
+    expect(after.runs).toBe(before.runs + (kind === "postgres" ? 1 : 0));
     expect(emulator.ledger().totalCalls).toBe(paid);
     // A read still works, bound parameters and all.
     const r = await cli(
