@@ -18,6 +18,7 @@ import { exportTables } from "./015_exports.js";
 import { sheetScheduleTable } from "./016_sheet_schedules.js";
 import { responseForm } from "./017_response_form.js";
 import { dropCallsHashIndex } from "./018_calls_hash_index.js";
+import { requestSignatureTable } from "./019_request_signatures.js";
 
 /**
  * The numbered migrations, in order. Names never change once released; new ones are appended.
@@ -43,5 +44,6 @@ export function allMigrations(adapter: WarehouseAdapter): Record<string, Migrati
     "016_sheet_schedules": sheetScheduleTable(adapter),
     "017_response_form": responseForm(adapter),
     "018_calls_hash_index": dropCallsHashIndex(),
+    "019_request_signatures": requestSignatureTable(adapter),
   };
 }

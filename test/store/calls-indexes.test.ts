@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
+import { allMigrations } from "../../migrations/index.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
 
@@ -34,9 +35,9 @@ describe.each(WAREHOUSE_KINDS)("the ledger's indexes (%s)", (kind) => {
         expect(await hashIndexes(w)).toEqual(["skillsync_calls_hash_outcome"]);
         expect(await hashLookupPlan(w)).toContain("skillsync_calls_hash_outcome");
 
-        // As a warehouse of migration 017 has it: the old index, and 018 not yet applied.
+        // As a warehouse of migration 017 has it: the old index, and 018 (nor any later one) not yet applied.
         await sql`create index skillsync_calls_hash on skillsync_calls (request_hash)`.execute(w.db);
-        await sql`delete from kysely_migration where name = '018_calls_hash_index'`.execute(w.db);
+        await sql`delete from kysely_migration where name >= '018'`.execute(w.db);
         expect(await hashIndexes(w)).toEqual(["skillsync_calls_hash", "skillsync_calls_hash_outcome"]);
       } finally {
         await w.close();
@@ -44,7 +45,7 @@ describe.each(WAREHOUSE_KINDS)("the ledger's indexes (%s)", (kind) => {
       const again = await openWarehouse(url);
       try {
         const { applied } = await migrateToLatest(again);
-        expect(applied).toEqual(["018_calls_hash_index"]);
+        expect(applied).toEqual(Object.keys(allMigrations(again.adapter)).filter((name) => name >= "018"));
         expect(await hashIndexes(again)).toEqual(["skillsync_calls_hash_outcome"]);
       } finally {
         await again.close();
