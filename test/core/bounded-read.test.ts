@@ -18,7 +18,8 @@ function tempDir(): string {
 /** A FIFO with a shell writing `script`'s output into it (the open blocks until both ends are there). */
 function fifoFrom(script: string): string {
   const fifo = join(tempDir(), "fifo");
-  execFileSync("mkfifo", [fifo]);
+  // Through the shell, which every test machine has, as the writer below is.
+  execFileSync("sh", ["-c", 'mkfifo "$0"', fifo]);
   const writer = spawn("sh", ["-c", `${script} > "$0"`, fifo], { stdio: "ignore" });
   afterTest(() => writer.kill("SIGKILL"));
   return fifo;
