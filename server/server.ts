@@ -10,7 +10,7 @@ import { loadPrices, type PriceTable } from "../engine/define/prices.js";
 import { pipelineColumnTypes } from "../engine/publish/read-table.js";
 import type { RunPipelines, SkillCaller } from "../engine/run/runner.js";
 import { migrateToLatest } from "../store/migrate.js";
-import { RequestAuthenticator } from "./auth.js";
+import { type AuthFailure, RequestAuthenticator, SignatureNotRecorded } from "./auth.js";
 import { readChangesRoute } from "./changes-route.js";
 import {
   BodyTimedOut,
@@ -88,6 +88,14 @@ export function checkSecret(secret: string | undefined): string {
   return secret;
 }
 
+/** 401: `code` UNAUTHORIZED as always, `reason` which check refused the request. */
+function unauthorized(f: AuthFailure): Reply {
+  return {
+    status: 401,
+    body: { error: { code: "UNAUTHORIZED", reason: f.reason, message: redact(f.message) } },
+  };
+}
+
 async function route(ctx: routes.RouteContext, method: string, url: URL, body: string): Promise<Reply> {
   let parts: string[];
   try {
@@ -160,7 +168,7 @@ export async function startServer(o: ServerOptions): Promise<SkillsyncServer> {
     prices,
     schedulesChanged: o.onSchedulesChanged,
   };
-  const auth = new RequestAuthenticator(secret, o.now);
+  const auth = new RequestAuthenticator(secret, o.warehouse.db, o.now);
   const log = o.log ?? textLog();
   const bodyLimit = o.bodyLimit ?? 64 * 1024;
   const bodyTimeoutMs = o.bodyTimeoutMs ?? 10_000;
@@ -181,15 +189,15 @@ export async function startServer(o: ServerOptions): Promise<SkillsyncServer> {
       if (declaresTooLarge(req, bodyLimit)) throw new BodyTooLarge(bodyLimit);
       const pre = auth.precheck(req.headers);
       if ("reason" in pre) {
-        r = errorReply(401, "UNAUTHORIZED", pre.reason);
+        r = unauthorized(pre);
         // Told no "100 Continue", the client never sends the body it announced: the connection
         // cannot carry another request.
         close = expectsContinue;
       } else {
         if (expectsContinue) res.writeContinue();
         const body = await readBody(req, { limit: bodyLimit, timeoutMs: bodyTimeoutMs });
-        const failed = auth.verify(method, target, body, pre.timestamp, pre.signature);
-        r = failed ? errorReply(401, "UNAUTHORIZED", failed.reason) : await route(ctx, method, url, body);
+        const failed = await auth.verify(method, target, body, pre.timestamp, pre.signature);
+        r = failed ? unauthorized(failed) : await route(ctx, method, url, body);
       }
     } catch (err) {
       if (err instanceof BodyTooLarge) {
@@ -198,6 +206,9 @@ export async function startServer(o: ServerOptions): Promise<SkillsyncServer> {
       } else if (err instanceof BodyTimedOut) {
         r = errorReply(408, err.code, err.message);
         close = true;
+      } else if (err instanceof SignatureNotRecorded) {
+        r = errorReply(503, err.code, err.message);
+        note = ` error=${redact(err.cause instanceof Error ? err.cause.message : String(err.cause)).slice(0, 200)}`;
       } else if (err instanceof ValidationError) {
         r = errorReply(400, "VALIDATION", err.message, err.issues);
       } else {
@@ -251,6 +262,7 @@ export async function startServer(o: ServerOptions): Promise<SkillsyncServer> {
         server.closeIdleConnections();
       });
       await queue.close();
+      await auth.settled();
     },
   };
 }

@@ -45,7 +45,7 @@ describe("errors the user reads", () => {
     });
   });
 
-  it("says the server failed (500), and a Refresh that fails keeps the tab's rows and notes why", async () => {
+  it("says the server failed (503: its warehouse is closed), and a Refresh that fails keeps the tab's rows and notes why", async () => {
     const env = await addon.start();
     const { project } = env;
     await env.runPipeline("marketplace-search", { keyword: ["usb hub"] });
@@ -57,13 +57,13 @@ describe("errors the user reads", () => {
     expect(project.menu("Refresh this tab").error).toBeUndefined();
     expect(project.ui.alerts.at(-1)).toEqual({
       title: "Skillsync",
-      message: `The Skillsync server failed (500 on GET /tables/${TABLE}): the server failed to answer; see its log`,
+      message: `The Skillsync server failed (503 on GET /tables/${TABLE}): nothing was done: the server could not record the request's signature in its warehouse (is the database up?); try again shortly`,
     });
     const tab = project.spreadsheet.getSheetByName("Results")!;
     expect(tab.dump()).toEqual(before);
     expect(before).toHaveLength(1 + loaded.written);
     expect(tab.notes.get("1,1")).toMatch(
-      /\nfailed [\d: -]+, nothing written: The Skillsync server failed \(500.*\nthe tab keeps its previous \d+ rows, loaded /,
+      /\nfailed [\d: -]+, nothing written: The Skillsync server failed \(503.*\nthe tab keeps its previous \d+ rows, loaded /,
     );
   });
 

@@ -52,10 +52,10 @@ describe("the header cell's note", () => {
     await env.backend.command({ type: "break" });
     project.spreadsheet.setActiveSheet(tab);
     expect(project.menu("Refresh this tab").error).toBeUndefined();
-    const why = `The Skillsync server failed (500 on GET /tables/${TABLE}): the server failed to answer; see its log`;
+    const why = `The Skillsync server failed (503 on GET /tables/${TABLE}): nothing was done: the server could not record the request's signature in its warehouse (is the database up?); try again shortly`;
     expect(project.ui.alerts.at(-1)?.message).toBe(why);
     expect(tab.dump()).toEqual(before);
-    const escaped = why.replace(/[()/]/g, "\\$&");
+    const escaped = why.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
     expect(note(env, "Run tab")).toMatch(
       new RegExp(
         `^${head}\\nfailed ${TIME}, nothing written: ${escaped}\\nthe tab keeps its previous ${run.rows.written} rows, loaded ${TIME}\\n${runLine}$`,

@@ -108,7 +108,10 @@ for (const kind of WAREHOUSE_KINDS) {
       const now = Math.floor(Date.now() / 1000);
       const unsigned = await fetch(`${t.server.url}/runs`, { method: "POST", body: JSON.stringify(body) });
       expect(unsigned.status).toBe(401);
-      expect(((await unsigned.json()) as { error: { code: string } }).error.code).toBe("UNAUTHORIZED");
+      expect(((await unsigned.json()) as { error: object }).error).toMatchObject({
+        code: "UNAUTHORIZED",
+        reason: "SIGNATURE_MISSING",
+      });
       const cases = [
         await t.call("POST", "/runs", body, { secret: "another-secret-of-enough-length-0123456789" }),
         await t.call("POST", "/runs", body, { signBody: JSON.stringify({ ...body, maxCredits: 1 }) }),
@@ -121,6 +124,14 @@ for (const kind of WAREHOUSE_KINDS) {
         expect(c.status).toBe(401);
         expect(c.json.error.message).toBeTruthy();
       }
+      expect(cases.map((c) => c.json.error.reason)).toEqual([
+        "SIGNATURE_INVALID",
+        "SIGNATURE_INVALID",
+        "SIGNATURE_INVALID",
+        "TIMESTAMP_OUT_OF_WINDOW",
+        "TIMESTAMP_OUT_OF_WINDOW",
+        "SIGNATURE_INVALID",
+      ]);
       expect(cases[3]!.json.error.message).toMatch(/away from the server's clock/);
 
       // A replay: the same signed request (same timestamp, same signature) a second time.
@@ -129,6 +140,7 @@ for (const kind of WAREHOUSE_KINDS) {
       const again = await t.call("GET", "/budget", undefined, { timestamp: ts });
       expect(first.status).toBe(200);
       expect(again.status).toBe(401);
+      expect(again.json.error).toMatchObject({ code: "UNAUTHORIZED", reason: "SIGNATURE_REPLAYED" });
       expect(again.json.error.message).toMatch(/replay/);
 
       expect((await t.call("GET", "/runs")).json.runs).toEqual([]);

@@ -132,7 +132,8 @@ port.on("message", (c: BackendCommand) => {
       case "stop":
         return stop();
       case "break":
-        // Closing the warehouse under the server makes its next queries fail: a genuine 500.
+        // Closing the warehouse under the server makes its next requests fail: a genuine 503 (their
+        // signatures cannot be recorded).
         await running?.warehouse.close();
         return {};
       case "logs":
