@@ -80,18 +80,37 @@ export function makeClient(
 export function numberFlag(
   name: string,
   value: string | undefined,
-  opts: { integer?: boolean; min?: number } = {},
+  opts: { integer?: boolean; min?: number; max?: number; note?: string } = {},
 ): number | undefined {
   if (value === undefined) return undefined;
   // Decimal digits only: Number() reads "" and " " as 0 and "0x10" as 16, "1e3" as 1000.
   const text = value.trim();
   const n = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(text) && text.length <= 20 ? Number(text) : Number.NaN;
-  const bad = !Number.isFinite(n) || (opts.integer && !Number.isInteger(n)) || n < (opts.min ?? 0);
-  if (bad)
+  const min = opts.min ?? 0;
+  const max = opts.max ?? Number.POSITIVE_INFINITY;
+  const bad = !Number.isFinite(n) || (opts.integer && !Number.isInteger(n)) || n < min || n > max;
+  if (bad) {
+    const range = max === Number.POSITIVE_INFINITY ? `>= ${min}` : `from ${min} to ${max}`;
+    const note = opts.note ? ` (${opts.note})` : "";
     throw new UsageError(
-      `${name} must be ${opts.integer ? "a whole number" : "a number"} >= ${opts.min ?? 0}, got "${value}"`,
+      `${name} must be ${opts.integer ? "a whole number" : "a number"} ${range}${note}, got "${value}"`,
     );
+  }
   return n;
+}
+
+/**
+ * A port flag: a whole number up to 65535, 0 (any free port) where the command can say which it
+ * took. Beyond that Node would throw its own RangeError, exit 1.
+ */
+export function portFlag(
+  name: string,
+  value: string | undefined,
+  o: { anyFree: boolean },
+): number | undefined {
+  return o.anyFree
+    ? numberFlag(name, value, { integer: true, min: 0, max: 65535, note: "0: any free port" })
+    : numberFlag(name, value, { integer: true, min: 1, max: 65535 });
 }
 
 export class UsageError extends ValidationError {

@@ -18,14 +18,27 @@ export async function listenOrExplain<T>(start: () => Promise<T>, at: Listening)
   try {
     return await start();
   } catch (err) {
-    if (!(err && typeof err === "object" && "code" in err && err.code === "EADDRINUSE")) throw err;
-    const who = await whoListens(at);
-    throw new ConfigurationError(
-      `port ${at.port} on ${at.host} is in use (${at.flag}): ${who}. Pick another port, or ${at.flag} 0 for any free one`,
-      { cause: err },
-    );
+    const code = err && typeof err === "object" && "code" in err ? err.code : undefined;
+    if (code === "EADDRINUSE") {
+      const who = await whoListens(at);
+      throw new ConfigurationError(
+        `port ${at.port} on ${at.host} is in use (${at.flag}): ${who}. Pick another port, or ${at.flag} 0 for any free one`,
+        { cause: err },
+      );
+    }
+    const why = typeof code === "string" ? REFUSED[code] : undefined;
+    if (why) throw new ConfigurationError(why(at), { cause: err });
+    throw err;
   }
 }
+
+/** What the system refused, said with the setting to change; the rest stays Node's own error. */
+const REFUSED: Record<string, (at: Listening) => string> = {
+  EACCES: (at) =>
+    `port ${at.port} on ${at.host} needs privileges this user does not have (${at.flag}): ports below 1024 are the system's; pick one from 1024 to 65535, or ${at.flag} 0 for any free one`,
+  EADDRNOTAVAIL: (at) =>
+    `${at.host} is not an address of this machine (--host): give one of its own, such as 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)`,
+};
 
 const stop = (command: string) =>
   `stop it with Ctrl-C in its terminal, or kill its process (e.g. \`pkill -f 'skillsync ${command}'\`)`;

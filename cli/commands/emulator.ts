@@ -8,7 +8,7 @@ import {
   DEMO_KEY,
   type EmulatorOptions,
 } from "../../emulator/options.js";
-import { collect, numberFlag } from "../context.js";
+import { collect, numberFlag, portFlag } from "../context.js";
 import { firstSignal } from "../daemon.js";
 import { detachEmulator } from "../emulator-process/detach.js";
 import { forgetEmulator, recordEmulator } from "../emulator-process/record.js";
@@ -233,9 +233,8 @@ export function registerEmulatorCommand(program: Command): void {
     )
     .action(async (flags: { port?: string; wait: string }) => {
       // The emulator's own --port takes the flag wherever it stands (commander): read both.
-      const port = numberFlag("--port", flags.port ?? emulator.opts<EmulatorFlags>().port, {
-        integer: true,
-        min: 1,
+      const port = portFlag("--port", flags.port ?? emulator.opts<EmulatorFlags>().port, {
+        anyFree: false,
       });
       const wait = numberFlag("--wait", flags.wait, { min: 0 }) ?? STOP_WAIT_SECONDS;
       printLine(await stopEmulator(port ?? DEFAULT_EMULATOR_PORT, wait));

@@ -13,7 +13,7 @@ import type { NotifyTarget } from "../../engine/notify/config.js";
 import { startDelivery } from "../../engine/notify/loop.js";
 import { type RunPipelines, runPipelines } from "../../engine/run/runner.js";
 import { migrateToLatest } from "../../store/migrate.js";
-import { dbOption, makeClient, numberFlag, pricesOption, withReadDb } from "../context.js";
+import { dbOption, makeClient, numberFlag, portFlag, pricesOption, withReadDb } from "../context.js";
 import { cliLog, logFormat } from "../log.js";
 import { notifyTargets, withNotifyOption } from "../notify-option.js";
 import { printLine } from "../output.js";
@@ -72,7 +72,7 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
   const { checkSecret, startServer } = await import("../../server/index.js");
   // Configuration is checked before anything is opened: no secret, no server (exit 2).
   const secret = checkSecret(process.env["SKILLSYNC_SERVER_SECRET"]);
-  const port = numberFlag("--port", flags.port, { integer: true, min: 0 })!;
+  const port = portFlag("--port", flags.port, { anyFree: true })!;
   const maxCredits = numberFlag("--max-credits", flags.maxCredits, { min: 0 })!;
   const maxRuns = numberFlag("--max-runs", flags.maxRuns, { integer: true, min: 1 })!;
   const concurrency = numberFlag("--concurrency", flags.concurrency, { integer: true, min: 1 })!;

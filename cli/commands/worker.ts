@@ -5,7 +5,7 @@ import { startWorker } from "../../engine/distribute/worker.js";
 import { startDelivery } from "../../engine/notify/loop.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { liveWorkers } from "../../store/workers.js";
-import { dbOption, makeClient, numberFlag, withWarehouse } from "../context.js";
+import { dbOption, makeClient, numberFlag, portFlag, withWarehouse } from "../context.js";
 import { firstSignal } from "../daemon.js";
 import { cliLog } from "../log.js";
 import { notifyTargets, withNotifyOption } from "../notify-option.js";
@@ -25,7 +25,7 @@ interface WorkerFlags extends RateFlags {
 /** `skillsync worker`: takes batches of runs' calls from the queue until SIGTERM, then drains. */
 async function runWorker(flags: WorkerFlags): Promise<void> {
   const concurrency = numberFlag("--concurrency", flags.concurrency, { integer: true, min: 1 }) ?? 4;
-  const metricsPort = numberFlag("--metrics-port", flags.metricsPort, { integer: true, min: 0 });
+  const metricsPort = portFlag("--metrics-port", flags.metricsPort, { anyFree: true });
   // A SQLite warehouse has no queue: said before anything is opened or created.
   workersWarehouse(dbOption(flags));
   const notify = notifyTargets(flags);
