@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import { createWriteStream, type WriteStream } from "node:fs";
 import { rm } from "node:fs/promises";
+import { scratchOf } from "./temp-files.js";
 import type { FileColumn, FileColumnType, RowFileWriter } from "./types.js";
 import { converterOf } from "./values.js";
 
@@ -59,7 +60,7 @@ const quoteText = (text: string) => `'${text.replaceAll("'", "''")}'`;
  * took three times as long). The scratch file is removed either way.
  */
 export async function createParquetWriter(path: string, columns: FileColumn[]): Promise<RowFileWriter> {
-  const scratch = `${path}.csv`;
+  const scratch = scratchOf(path);
   const out = createWriteStream(scratch, { flags: "w" });
   await once(out, "open");
   // A failed write (a full disk) fails the next write or the finish; after abort it is expected.

@@ -1,7 +1,6 @@
-import { randomBytes } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import {
   type FileColumn,
   type FileColumnType,
@@ -9,6 +8,7 @@ import {
   openRowFile,
   type RowFileWriter,
 } from "../../connectors/files/row-file.js";
+import { holdTempFile, releaseTempFile, sweepStaleTempFiles } from "../../connectors/files/temp-files.js";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
 import { checkReadStatement, type ResultColumn } from "../../connectors/warehouse/read-only.js";
 import { SkillsyncError, ValidationError } from "../../core/errors.js";
@@ -39,8 +39,10 @@ export interface ExportRequest {
   types?: Map<string, Record<string, ColumnType>> | undefined;
   /** Told the rows written so far (and the total, when it is known) after each batch. */
   onProgress?: ((p: { source: string; rows: number; total: number | undefined }) => void) | undefined;
-  /** Aborted (Ctrl-C): the export stops at the next batch, and no file is left. */
+  /** Aborted (Ctrl-C, SIGTERM): the export stops at the next batch, and no file is left. */
   signal?: AbortSignal | undefined;
+  /** Told the temporary files of earlier, killed exports removed from a target's folder. */
+  onSwept?: ((dir: string, names: string[]) => void) | undefined;
 }
 
 export interface ExportOutcome {
@@ -83,6 +85,10 @@ const usage = (message: string): never => {
  */
 export async function exportRows(w: Warehouse, req: ExportRequest): Promise<ExportOutcome[]> {
   const plan = await planExport(w, req);
+  for (const dir of new Set(plan.map((p) => dirname(p.file)))) {
+    const swept = await sweepStaleTempFiles(dir);
+    if (swept.length) req.onSwept?.(dir, swept);
+  }
   const out: ExportOutcome[] = [];
   for (const p of plan) out.push(await exportOne(w, p, req));
   return out;
@@ -196,10 +202,7 @@ async function exportOne(w: Warehouse, p: Planned, req: ExportRequest): Promise<
     p.table === undefined || !req.onProgress
       ? undefined
       : await countOf(w, p.table, req.sinceLast, afterLoad, throughLoad);
-  const temp = join(
-    dirname(p.file),
-    `.${basename(p.file)}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`,
-  );
+  const temp = holdTempFile(p.file);
   let columns: ResultColumn[] = [];
   let writer: RowFileWriter | undefined;
   let rows = 0;
@@ -220,12 +223,7 @@ async function exportOne(w: Warehouse, p: Planned, req: ExportRequest): Promise<
         columns = c;
       },
       onBatch: async (batch) => {
-        if (req.signal?.aborted) {
-          throw new SkillsyncError(
-            "EXPORT_INTERRUPTED",
-            `export of ${p.source} interrupted: no file written`,
-          );
-        }
+        stopWhenAborted(p, req.signal);
         if (!writer) await open(batch);
         await writer!.write(batch);
         rows += batch.length;
@@ -238,15 +236,26 @@ async function exportOne(w: Warehouse, p: Planned, req: ExportRequest): Promise<
       return { source: p.source, file: p.file, rows: 0, written: false, afterLoad, throughLoad };
     }
     if (!writer) await open([]);
+    stopWhenAborted(p, req.signal);
     await writer!.finish();
+    // A signal during the Parquet conversion (seconds): the file is complete but unasked for now.
+    stopWhenAborted(p, req.signal);
     await rename(temp, p.file);
   } catch (err) {
     await writer?.abort();
     await rm(temp, { force: true });
     throw err;
+  } finally {
+    releaseTempFile(temp);
   }
   await recordExport(w, { target: p.file, source: p.key, format: req.format, throughLoad, rows });
   return { source: p.source, file: p.file, rows, written: true, afterLoad, throughLoad };
+}
+
+function stopWhenAborted(p: Planned, signal: AbortSignal | undefined): void {
+  if (signal?.aborted) {
+    throw new SkillsyncError("EXPORT_INTERRUPTED", `export of ${p.source} interrupted: no file written`);
+  }
 }
 
 /**
