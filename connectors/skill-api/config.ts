@@ -97,8 +97,12 @@ export function resolveConfig(
   }
   if (apiKey === "") {
     issues.push({ path: ["apiKey"], message: "no API key: set SKILL_API_KEY" });
-  } else if (/\s/.test(apiKey)) {
-    issues.push({ path: ["apiKey"], message: "the API key in SKILL_API_KEY contains whitespace" });
+  } else {
+    const problem = keyProblem(
+      apiKey,
+      options.apiKey === undefined ? "SKILL_API_KEY" : "the client's apiKey",
+    );
+    if (problem) issues.push({ path: ["apiKey"], message: problem });
   }
 
   const numbers = {} as Record<NumericKey, number>;
@@ -126,6 +130,22 @@ export function resolveConfig(
   const config = { baseUrl, ...numbers, maxRateLimitRetries, rate, connections };
   Object.defineProperty(config, "apiKey", { value: apiKey, enumerable: false });
   return Object.freeze(config) as SkillApiConfig;
+}
+
+/**
+ * Why a key cannot be sent, if it cannot: it travels in an HTTP header, which takes printable
+ * ASCII only (undici sends é as Latin-1, refuses €, and a line break would end the header). Said
+ * by position, never by the character: the message must not carry any of the key.
+ */
+function keyProblem(key: string, from: string): string | undefined {
+  const at = key.search(/[^\x21-\x7e]/);
+  if (at < 0) return undefined;
+  const what = /\s/.test(key[at]!)
+    ? "whitespace"
+    : /[\x00-\x1f\x7f]/.test(key[at]!)
+      ? "a control character"
+      : "a character outside ASCII";
+  return `the API key in ${from} contains ${what} (character ${at + 1}), which an HTTP header cannot carry: copy the key again from where it was issued, as plain text`;
 }
 
 function normaliseBaseUrl(raw: string, issues: Issue[]): string {
