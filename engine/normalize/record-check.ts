@@ -1,4 +1,4 @@
-import type { ColumnSpec, RecordsSpec } from "../../schema/pipeline.js";
+import type { ChildSpec, ColumnSpec, RecordsSpec } from "../../schema/pipeline.js";
 import { compilePath } from "../define/member-path.js";
 import { camelCase } from "./convert.js";
 
@@ -58,21 +58,46 @@ function sourceOf(name: string, spec: ColumnSpec): string | undefined {
   return from.startsWith("$") ? undefined : from;
 }
 
-/**
- * Watches a pipeline's records for a mapping that silently loses data: a column whose member no
- * record has (a typo in `from:` gives null in every row) and members no column reads (new in the
- * answers, or never mapped). Off for `inferColumns`, where new members become columns.
- */
-export function mappingWatch(spec: RecordsSpec) {
-  const readRecords = compilePath(spec.path);
-  const sources: Source[] = Object.entries(spec.columns).flatMap(([column, s]) => {
-    const from = sourceOf(column, s);
+/** The columns that read a member of a record (or of a child's element), each with its reader. */
+function memberSources(columns: Record<string, ColumnSpec>, skip?: string): Source[] {
+  return Object.entries(columns).flatMap(([column, s]) => {
+    const from = column === skip ? undefined : sourceOf(column, s);
     if (!from) return [];
     // A member spelt as the column itself is read too (mapping.ts does the same).
     const alt = from === camelCase(column) && from !== column ? compilePath(column) : undefined;
     const read = compilePath(from);
     return [{ column, from, read: alt ? (r: unknown) => read(r) ?? alt(r) : read }];
   });
+}
+
+/**
+ * A child table's columns as empty columns name them: `table.column (from path[].member)`, read
+ * from the elements of its path(s) in each record. Its value column takes scalar elements whole.
+ */
+function childSources(child: ChildSpec) {
+  const paths = typeof child.path === "string" ? [child.path] : child.path.map((p) => p.path);
+  const lists = paths.map((path) => compilePath(path));
+  const sources = memberSources(child.columns, child.valueColumn).map((src) => ({
+    ...src,
+    column: `${child.table}.${src.column}`,
+    from: paths.map((path) => `${path}[].${src.from}`).join(" or "),
+  }));
+  return { sources, elements: (record: unknown) => lists.flatMap((read) => asList(read(record))) };
+}
+
+const asList = (v: unknown): unknown[] => (v == null ? [] : Array.isArray(v) ? v : [v]);
+
+/**
+ * Watches a pipeline's records for a mapping that silently loses data: a column whose member no
+ * record has (a typo in `from:` gives null in every row) — a child table's column too, once its
+ * path gave elements — and members no column reads (new in the answers, or never mapped). Off
+ * for `inferColumns`, where new members become columns.
+ */
+export function mappingWatch(spec: RecordsSpec) {
+  const readRecords = compilePath(spec.path);
+  const sources = memberSources(spec.columns);
+  const children = spec.children.map(childSources);
+  const childElements = new Set<string>();
   const mapped = new Set<string>([
     ...Object.entries(spec.columns).flatMap(([column, s]) => {
       const from = sourceOf(column, s);
@@ -89,6 +114,15 @@ export function mappingWatch(spec: RecordsSpec) {
   const found = new Set<string>();
   const unmapped = new Set<string>();
   let records = 0;
+  const observeChild = (child: ReturnType<typeof childSources>, record: object) => {
+    for (const element of child.elements(record)) {
+      if (element === null || typeof element !== "object") continue;
+      for (const s of child.sources) {
+        childElements.add(s.column);
+        if (!found.has(s.column) && s.read(element) !== undefined) found.add(s.column);
+      }
+    }
+  };
   return {
     /** Looks at one answer's records. */
     observe(data: unknown): void {
@@ -103,6 +137,7 @@ export function mappingWatch(spec: RecordsSpec) {
         for (const k of Object.keys(record)) if (!mapped.has(k)) unmapped.add(k);
         for (const s of sources)
           if (!found.has(s.column) && s.read(record) !== undefined) found.add(s.column);
+        for (const child of children) observeChild(child, record);
       }
     },
     /** What was seen; columns count as empty only once some record was seen. */
@@ -111,9 +146,13 @@ export function mappingWatch(spec: RecordsSpec) {
         emptyColumns:
           records === 0
             ? []
-            : [...sources, ...dataSources]
-                .filter((s) => !found.has(s.column))
-                .map((s) => `${s.column} (from ${s.from})`),
+            : [
+                ...[...sources, ...dataSources].filter((s) => !found.has(s.column)),
+                // A child's column counts once its table had rows: elements of objects.
+                ...children.flatMap((c) =>
+                  c.sources.filter((s) => childElements.has(s.column) && !found.has(s.column)),
+                ),
+              ].map((s) => `${s.column} (from ${s.from})`),
         unmappedMembers: [...unmapped],
         records,
       };
