@@ -19,6 +19,8 @@ import { sheetScheduleTable } from "./016_sheet_schedules.js";
 import { responseForm } from "./017_response_form.js";
 import { dropCallsHashIndex } from "./018_calls_hash_index.js";
 import { requestSignatureTable } from "./019_request_signatures.js";
+import { creditsEstimated } from "./020_credits_estimated.js";
+import { outboxClaimer } from "./021_outbox_claimer.js";
 
 /**
  * The numbered migrations, in order. Names never change once released; new ones are appended.
@@ -45,5 +47,7 @@ export function allMigrations(adapter: WarehouseAdapter): Record<string, Migrati
     "017_response_form": responseForm(adapter),
     "018_calls_hash_index": dropCallsHashIndex(),
     "019_request_signatures": requestSignatureTable(adapter),
+    "020_credits_estimated": creditsEstimated(adapter),
+    "021_outbox_claimer": outboxClaimer(adapter),
   };
 }

@@ -132,8 +132,15 @@ function carried(r: Record<string, unknown>): CarriedCounters {
 
 export async function startRun(
   w: Warehouse,
-  r: { key: string; pipelines: string[]; params: unknown; trigger: Trigger },
+  r: {
+    key: string;
+    pipelines: string[];
+    params: unknown;
+    trigger: Trigger;
+    creditsEstimated?: boolean | undefined;
+  },
 ): Promise<{ id: string; resumed: boolean; carried?: CarriedCounters }> {
+  const estimated = r.creditsEstimated === undefined ? null : r.creditsEstimated ? 1 : 0;
   const now = new Date().toISOString();
   const candidates = await w.db
     .selectFrom("skillsync_runs")
@@ -168,6 +175,8 @@ export async function startRun(
         finished_at: null,
         stop_reason: null,
         error: null,
+        // A part priced by guesses makes the whole run's credits an estimate.
+        ...(estimated === 1 ? { credits_estimated: 1 } : {}),
       })
       .where("id", "=", c.id)
       .where("status", "=", c.status)
@@ -197,6 +206,7 @@ export async function startRun(
       host: hostname(),
       started_at: now,
       heartbeat_at: now,
+      credits_estimated: estimated,
     })
     .execute();
   return { id, resumed: false };

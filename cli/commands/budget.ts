@@ -1,8 +1,9 @@
 import type { Command } from "commander";
+import { budgetEstimated } from "../../engine/run/unpriced.js";
 import { budgetStatus, setBudget } from "../../store/budget-status.js";
 import { migrateToLatest } from "../../store/migrate.js";
-import { dbOption, numberFlag, withWarehouse } from "../context.js";
-import { printJson, printTable } from "../output.js";
+import { dbOption, numberFlag, pricesOption, withWarehouse } from "../context.js";
+import { printJson, printLine, printTable } from "../output.js";
 
 export function registerBudgetCommand(program: Command): void {
   program
@@ -23,16 +24,26 @@ export function registerBudgetCommand(program: Command): void {
           await migrateToLatest(w);
           if (daily !== undefined) await setBudget(w, "daily", daily);
           if (monthly !== undefined) await setBudget(w, "monthly", monthly);
+          // Reserved at the prices in force: SKILLSYNC_PRICES, else the catalog's guesses.
+          const estimated = budgetEstimated(pricesOption(undefined));
           const view = (await budgetStatus(w)).map(({ period, limit, spent, remaining }) => ({
             period,
             limit,
             spent,
             remaining,
+            estimated,
           }));
-          if (flags.json) printJson(view);
-          else
-            printTable(
-              view.map((v) => ({ ...v, limit: v.limit ?? "none", remaining: v.remaining ?? "unlimited" })),
+          if (flags.json) return printJson(view);
+          printTable(
+            view.map(({ estimated: _, ...v }) => ({
+              ...v,
+              limit: v.limit ?? "none",
+              remaining: v.remaining ?? "unlimited",
+            })),
+          );
+          if (estimated)
+            printLine(
+              "spent and remaining are estimated: reserved at the catalog's prices, not the account's (SKILLSYNC_PRICES names a price file; see docs/pricing.md)",
             );
           // Showing reads; only setting a ceiling may create the warehouse.
         },

@@ -7,6 +7,7 @@ import { afterRun, sheetsForRun } from "../../engine/publish/after-run.js";
 import { plannedCallsText, planPipelines } from "../../engine/run/plan.js";
 import type { ChainBound } from "../../engine/run/plan-chain.js";
 import { type RunSummary, runPipelines } from "../../engine/run/runner.js";
+import { creditsEstimated } from "../../engine/run/unpriced.js";
 import {
   collect,
   dbOption,
@@ -24,6 +25,7 @@ import { printJson, printLine, printTable } from "../output.js";
 import { printWindowPlans } from "../plan-windows.js";
 import { makeReporter, progressLine } from "../progress.js";
 import { type RateFlags, rateSettings, withRateOptions } from "../rate-option.js";
+import { withUnpricedOption } from "../unpriced-option.js";
 import { openWorkers, type WorkersFlags, withWorkersOptions, workersFlags } from "../workers-option.js";
 
 interface RunFlags extends WorkersFlags, RateFlags {
@@ -37,6 +39,7 @@ interface RunFlags extends WorkersFlags, RateFlags {
   strict?: boolean;
   allowRejects?: boolean;
   refresh?: boolean;
+  allowUnpriced?: boolean;
   readDb?: string;
   notify?: string;
 }
@@ -79,6 +82,10 @@ function withStrict(cmd: Command): Command {
       "rejected records are expected: the run ends succeeded (exit 0), not warnings (exit 5), as rejects: allow in a pipeline file",
     );
 }
+
+/** Said once under a run's figures when some price is the catalog's guess (docs/pricing.md). */
+const ESTIMATED =
+  "credits are estimated: priced by the catalog, not the account's prices (give them in a price file: --prices; see docs/pricing.md)";
 
 /**
  * Exit code of a finished run: 0 done, 5 records rejected, 3 ceiling (resumable), 4 key or access
@@ -138,6 +145,7 @@ async function runCommand(refs: string[], flags: RunFlags): Promise<void> {
           strict: flags.strict,
           allowRejects: flags.allowRejects,
           refresh: flags.refresh,
+          allowUnpriced: flags.allowUnpriced,
           onStart: events?.onStart,
           onPipelineEnd: events?.onPipelineEnd,
           notify,
@@ -163,6 +171,8 @@ async function runCommand(refs: string[], flags: RunFlags): Promise<void> {
     else {
       printLine(`run ${summary.runId}${summary.resumed ? " (resumed)" : ""}: ${summary.status}`);
       printLine(progressLine(summary.counters));
+      if (summary.creditsEstimated) printLine(ESTIMATED);
+      for (const w of summary.priceWarnings) printLine(`warning: ${w}`);
       if (summary.stopReason) printLine(`stopped: ${summary.stopReason}`);
       for (const n of summary.notes) printLine(`note: ${n}`);
       for (const w of summary.warnings) printLine(`warning: ${w}`);
@@ -210,7 +220,8 @@ async function planCommand(refs: string[], flags: RunFlags): Promise<void> {
         }),
       { readOnly: true, readUrl: flags.readDb },
     );
-    if (flags.json) return printJson(plan);
+    const estimated = creditsEstimated(pipelines, prices);
+    if (flags.json) return printJson({ ...plan, creditsEstimated: estimated });
     printTable(
       plan.pipelines.map((p) => ({
         pipeline: p.pipeline,
@@ -237,6 +248,7 @@ async function planCommand(refs: string[], flags: RunFlags): Promise<void> {
     printLine(
       `credits: ${plan.credits} for the first pages, ${plan.creditsAtMost} at most${caveat}; nothing was sent`,
     );
+    if (estimated) printLine(ESTIMATED);
   } finally {
     await client.close();
   }
@@ -267,14 +279,18 @@ export function registerRunCommands(program: Command): void {
     withNotifyOption(
       withWorkersOptions(
         withStrict(
-          withRunOptions(
-            program.command("run").description("run pipelines: call the API and load the tables"),
+          withUnpricedOption(
+            withRunOptions(
+              program.command("run").description("run pipelines: call the API and load the tables"),
+            ),
           ),
         ),
       ),
     ),
   ).action(runCommand);
-  withRunOptions(
-    program.command("plan").description("show the calls and credits a run would need, sending nothing"),
+  withUnpricedOption(
+    withRunOptions(
+      program.command("plan").description("show the calls and credits a run would need, sending nothing"),
+    ),
   ).action(planCommand);
 }

@@ -5,6 +5,10 @@ import { type RunDetail, runDetail } from "../../store/run-detail.js";
 import { dbOption, numberFlag, UsageError, withWarehouse } from "../context.js";
 import { printJson, printLine, printTable } from "../output.js";
 
+/** Said once under credits priced by the catalog's guesses rather than a price file (docs/pricing.md). */
+const ESTIMATED =
+  "credits are estimated: priced by the catalog, not the account's prices (give them in a price file: --prices; see docs/pricing.md)";
+
 export function registerRunsCommand(program: Command): void {
   program
     .command("runs")
@@ -38,13 +42,14 @@ export function registerRunsCommand(program: Command): void {
               shared: r.calls.shared,
               failed: r.calls.failed,
               "429s": r.calls.rateLimited,
-              credits: r.credits.spent,
+              credits: r.credits.estimated ? `≈${r.credits.spent}` : r.credits.spent,
               rows: r.rows.written,
               rejected: r.rows.rejected,
               warnings: r.warnings.length,
               note: r.stopReason ?? r.errors[0]?.message ?? "",
             })),
           );
+          if (list.some((r) => r.credits.estimated)) printLine(`≈ ${ESTIMATED}`);
         },
         { existing: true },
       ),
@@ -63,6 +68,7 @@ function printRun(id: string, d: RunDetail | undefined, json: boolean): void {
       (r["finished_at"] ? ` · finished ${String(r["finished_at"]).slice(0, 19)}` : ""),
   );
   if (r["stop_reason"] ?? r["error"]) printLine(`note: ${r["stop_reason"] ?? r["error"]}`);
+  if (runRowView(r).credits.estimated) printLine(ESTIMATED);
   printTable(
     d.pipelines.map((p) => ({
       pipeline: p.pipeline,

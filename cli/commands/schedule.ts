@@ -26,6 +26,7 @@ import { cliLog } from "../log.js";
 import { notifyTargets, withNotifyOption } from "../notify-option.js";
 import { printJson, printLine } from "../output.js";
 import { type RateFlags, rateSettings, withRateOptions } from "../rate-option.js";
+import { allowingUnpriced, withUnpricedOption } from "../unpriced-option.js";
 import { openWorkers, type WorkersFlags, withWorkersOptions, workersFlags } from "../workers-option.js";
 
 interface ScheduleFlags extends WorkersFlags, RateFlags {
@@ -38,6 +39,7 @@ interface ScheduleFlags extends WorkersFlags, RateFlags {
   next: string;
   readDb?: string;
   notify?: string;
+  allowUnpriced?: boolean;
 }
 
 function describe(sp: ScheduledPipeline, state: ScheduleState | undefined, count: number) {
@@ -140,7 +142,7 @@ async function runScheduler(schedules: ScheduledPipeline[], flags: ScheduleFlags
       afterRun: async (warehouse, sp, summary, params) =>
         (await afterRun({ warehouse, sheets: sheets.connector, pipelines: [sp.pipeline], summary, params }))
           .lines,
-      run: pool?.run,
+      run: allowingUnpriced(pool?.run, flags),
       notify,
     });
     log(
@@ -213,7 +215,7 @@ export function registerScheduleCommand(program: Command): void {
       "YAML price table: slug: credits-per-call, or slug: { perItem: n } (default SKILLSYNC_PRICES)",
     )
     .option("--base-url <url>", "Skill API base URL (default SKILL_API_BASE_URL)");
-  withRateOptions(withNotifyOption(withWorkersOptions(schedule))).action(
+  withUnpricedOption(withRateOptions(withNotifyOption(withWorkersOptions(schedule)))).action(
     async (refs: string[], flags: ScheduleFlags) => {
       const schedules = loadSchedules(refs, { notify: !flags.list });
       if (flags.list) return listSchedules(schedules, flags);

@@ -20,6 +20,7 @@ import { printLine } from "../output.js";
 import { listenOrExplain } from "../port-in-use.js";
 import { type RateFlags, rateSettings, withRateOptions } from "../rate-option.js";
 import { fireSheetSchedules } from "../sheet-schedules.js";
+import { allowingUnpriced, withUnpricedOption } from "../unpriced-option.js";
 import { openWorkers, type WorkersFlags, withWorkersOptions, workersFlags } from "../workers-option.js";
 
 interface ServeFlags extends WorkersFlags, RateFlags {
@@ -34,6 +35,7 @@ interface ServeFlags extends WorkersFlags, RateFlags {
   prices?: string;
   readDb?: string;
   notify?: string;
+  allowUnpriced?: boolean;
 }
 
 /** The built-in pipelines, plus the *.yaml files of a folder; a name given twice is an error. */
@@ -92,7 +94,10 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
   const json = logFormat() === "json";
   const say = (line: string) => (json ? undefined : printLine(line));
   // The server's runs write their events to the outbox; this loop delivers them (and older ones).
-  const run = notify.length ? withNotify(pool?.run ?? runPipelines, notify) : pool?.run;
+  const run = allowingUnpriced(
+    notify.length ? withNotify(pool?.run ?? runPipelines, notify) : pool?.run,
+    flags,
+  );
   const delivery = startDelivery(warehouse, notify, { log });
   let sheetSchedules: { sync(): void; stop(): Promise<void> } | undefined;
   try {
@@ -190,5 +195,7 @@ export function registerServeCommand(program: Command): void {
       "--prices <file>",
       "YAML price table: slug: credits-per-call, or slug: { perItem: n } (default SKILLSYNC_PRICES)",
     );
-  withRateOptions(withNotifyOption(withWorkersOptions(withReadDb(cmd)))).action(serveCommand);
+  withUnpricedOption(withRateOptions(withNotifyOption(withWorkersOptions(withReadDb(cmd))))).action(
+    serveCommand,
+  );
 }

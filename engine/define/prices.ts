@@ -25,8 +25,18 @@ const priceFileSchema = z.record(
   priceEntry,
 );
 
-/** A skill's price, and the rate limit it is known to have (calls per second), if any. */
-export type Price = PriceUnit & { rateLimit?: number | undefined };
+/**
+ * Where a price came from: `file`, the user's price file (the account's own prices); `catalog`,
+ * the built-in guess (the API publishes no prices); `default`, neither: the slug is unpriced.
+ */
+type PriceSource = "file" | "catalog" | "default";
+
+/**
+ * A skill's price, the rate limit it is known to have (calls per second), if any, and where the
+ * price came from. A price without `source` was handed in by the caller (a table built in code),
+ * which is as good as a price file.
+ */
+export type Price = PriceUnit & { rateLimit?: number | undefined; source?: PriceSource | undefined };
 export type PriceTable = ReadonlyMap<string, Price>;
 
 /** Credits for any slug the catalog does not price: one per call. */
@@ -41,7 +51,9 @@ export const DEFAULT_PRICE: PriceUnit = { perCall: 1 };
  * @example loadPrices("prices.yaml").get("patent-claims") // { perItem: 0.5 }
  */
 export function loadPrices(file?: string): PriceTable {
-  const table = new Map<string, Price>([...catalog.values()].map((op) => [op.slug, op.defaultPrice]));
+  const table = new Map<string, Price>(
+    [...catalog.values()].map((op) => [op.slug, { ...op.defaultPrice, source: "catalog" }]),
+  );
   if (!file) return table;
   let raw: unknown;
   try {
@@ -69,7 +81,7 @@ export function loadPrices(file?: string): PriceTable {
     throw new ValidationError(`price file ${file}`, issues);
   }
   for (const [slug, entry] of Object.entries(parsed.data)) {
-    table.set(slug, typeof entry === "number" ? { perCall: entry } : entry);
+    table.set(slug, { ...(typeof entry === "number" ? { perCall: entry } : entry), source: "file" });
   }
   return table;
 }
@@ -90,4 +102,35 @@ export function billedItems(slug: string, body: Record<string, unknown>): number
 export function estimateCredits(prices: PriceTable, slug: string, items: number): number {
   const p = prices.get(slug) ?? DEFAULT_PRICE;
   return "perItem" in p ? p.perItem * Math.max(1, items) : p.perCall;
+}
+
+/** A slug's price and where it came from: the table's, else the default price, unpriced. */
+function priceOf(prices: PriceTable, slug: string): Price & { source: PriceSource } {
+  const p = prices.get(slug);
+  return p ? { ...p, source: p.source ?? "file" } : { ...DEFAULT_PRICE, source: "default" };
+}
+
+/** Credits priced from these slugs are estimates unless every one is priced by the user's file. */
+export function pricesEstimated(prices: PriceTable, slugs: Iterable<string>): boolean {
+  return [...slugs].some((slug) => priceOf(prices, slug).source !== "file");
+}
+
+/** An operation a ceiling cannot bind, and why: priced 0 (nothing is reserved) or unpriced (a guess). */
+interface Unbound {
+  slug: string;
+  why: string;
+}
+
+/** The slugs a ceiling cannot bind: priced 0 by the file or catalog, or in neither (unpriced). */
+export function unboundBy(prices: PriceTable, slugs: Iterable<string>): Unbound[] {
+  return [...new Set(slugs)].flatMap((slug) => {
+    const p = priceOf(prices, slug);
+    if (p.source === "default")
+      return [
+        { slug, why: "unpriced (in neither the price file nor the catalog: 1 credit a call is a guess)" },
+      ];
+    const credits = "perItem" in p ? p.perItem : p.perCall;
+    if (credits > 0) return [];
+    return [{ slug, why: `priced 0 by the ${p.source === "file" ? "price file" : "catalog"}` }];
+  });
 }

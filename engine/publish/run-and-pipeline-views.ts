@@ -36,7 +36,15 @@ export function runRowView(r: Record<string, unknown>) {
       failed: Number(r["calls_failed"]),
       rateLimited: Number(r["rate_limited"] ?? 0),
     },
-    credits: { spent: Number(r["credits_spent"]), saved: Number(r["credits_saved"] ?? 0) },
+    credits: {
+      spent: Number(r["credits_spent"]),
+      saved: Number(r["credits_saved"] ?? 0),
+      // Priced by the catalog's guesses (or before this was recorded: not known), not a price file.
+      estimated:
+        r["credits_estimated"] === null ||
+        r["credits_estimated"] === undefined ||
+        Number(r["credits_estimated"]) !== 0,
+    },
     items: { reused: Number(r["items_reused"] ?? 0) },
     rows: { written: Number(r["rows_written"]), rejected: Number(r["rows_rejected"]) },
     mapping: {

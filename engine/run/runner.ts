@@ -15,6 +15,7 @@ import type { Compiled } from "./prepare.js";
 import { preparePipelines } from "./prepare.js";
 import { type RunEnv, runPipeline } from "./run-pipeline.js";
 import { inRunSession, type RunReporter, type RunSession } from "./session.js";
+import { checkRunPricing } from "./unpriced.js";
 import { runWindowedPipeline } from "./windows.js";
 
 export type { SkillCaller } from "../extract/skill-caller.js";
@@ -36,6 +37,11 @@ export interface RunOptions {
   ceilings?: Ceiling[] | undefined;
   concurrency?: number | undefined;
   prices?: PriceTable | undefined;
+  /**
+   * `--allow-unpriced`: a ceiling over an operation priced 0 or unpriced runs, with a warning,
+   * instead of being refused (engine/run/unpriced.ts).
+   */
+  allowUnpriced?: boolean | undefined;
   trigger?: Trigger;
   reporter?: RunReporter | undefined;
   /** Aborting stops dispatching; calls in flight finish and are recorded. */
@@ -79,6 +85,13 @@ export interface RunSummary {
   /** Notes for a person: a pipeline that had nothing to ask, and why. */
   notes: string[];
   tables: string[];
+  /**
+   * The credits are the catalog's guesses (or unpriced), not the prices of a price file the user
+   * wrote: what the account was billed may differ (docs/pricing.md).
+   */
+  creditsEstimated: boolean;
+  /** Under `allowUnpriced`: the operations a ceiling of the run does not bind, said loudly. */
+  priceWarnings: string[];
 }
 
 function runKey(pipelines: LoadedPipeline[], params: Record<string, ParamValue[]>): string {
@@ -102,6 +115,8 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
   if (o.ceilings?.length && o.runStage) throw new Error("runPipelines: extra ceilings do not reach workers");
   const given = o.params ?? {};
   const prices = o.prices ?? loadPrices();
+  // Before the warehouse is migrated or given tables: a refused run leaves nothing behind.
+  const pricing = await checkRunPricing(o.warehouse, { ...o, prices });
   const compiled = await preparePipelines(o.warehouse, o.pipelines, given, (params) =>
     preflight(o.pipelines, params, prices, o.client.prepare.bind(o.client)),
   );
@@ -124,6 +139,7 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
       params: given,
       trigger: o.trigger ?? "manual",
       maxCredits: o.maxCredits,
+      creditsEstimated: pricing.creditsEstimated,
       reporter: o.reporter,
       signal: o.signal,
       onStart: o.onStart,
@@ -156,5 +172,7 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     warnings: s.warnings,
     notes: s.notes,
     tables: compiled.flatMap((c) => [c.mapping.table.name, ...c.mapping.children.map((t) => t.name)]),
+    creditsEstimated: pricing.creditsEstimated,
+    priceWarnings: pricing.warnings,
   };
 }

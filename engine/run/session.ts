@@ -53,6 +53,8 @@ export interface SessionOptions {
   params: unknown;
   trigger: Trigger;
   maxCredits?: number | undefined;
+  /** The run's credits are priced by guesses, not a price file (skillsync_runs.credits_estimated). */
+  creditsEstimated?: boolean | undefined;
   reporter?: RunReporter | undefined;
   signal?: AbortSignal | undefined;
   onStart?: ((runId: string, resumed: boolean) => void) | undefined;
@@ -120,6 +122,7 @@ export async function inRunSession<T>(
     pipelines: o.pipelines,
     params: o.params,
     trigger: o.trigger,
+    creditsEstimated: o.creditsEstimated,
   });
   o.onStart?.(runId, resumed);
   // A resumed run's totals cover all its parts: `runs` shows what the whole run cost and loaded.

@@ -39,6 +39,8 @@ describe("the scheduler under a fake clock", () => {
         warnings: [],
         notes: [],
         tables: [],
+        creditsEstimated: true,
+        priceWarnings: [],
       };
       return summary;
     };

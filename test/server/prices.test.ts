@@ -30,9 +30,9 @@ function priceFile(): string {
 describe("prices everywhere pipelines run", () => {
   it("SKILLSYNC_PRICES is the default of --prices", () => {
     const file = priceFile();
-    expect(pricesOption(undefined).get("marketplace-search")).toEqual({ perCall: 1 });
+    expect(pricesOption(undefined).get("marketplace-search")).toEqual({ perCall: 1, source: "catalog" });
     vi.stubEnv("SKILLSYNC_PRICES", file);
-    expect(pricesOption(undefined).get("marketplace-search")).toEqual({ perCall: 3 });
+    expect(pricesOption(undefined).get("marketplace-search")).toEqual({ perCall: 3, source: "file" });
     expect(() => pricesOption(tmpdir())).toThrow(/price file/);
   });
 

@@ -57,7 +57,7 @@ function priceFile(text: string): string {
 describe("a skill's rate limit declared in the price file", () => {
   it("is read as calls per second; a wrong one is refused naming the skill", () => {
     const prices = loadPrices(priceFile("marketplace-search: { perCall: 1, rateLimit: 300/m }\n"));
-    expect(prices.get("marketplace-search")).toEqual({ perCall: 1, rateLimit: 5 });
+    expect(prices.get("marketplace-search")).toEqual({ perCall: 1, rateLimit: 5, source: "file" });
     const bad = () => loadPrices(priceFile("marketplace-search: { perCall: 1, rateLimit: fast }\n"));
     expect(bad).toThrow(ValidationError);
     expect(bad).toThrow(/marketplace-search.*rateLimit/s);
