@@ -172,7 +172,7 @@ function runView_(r) {
   const rows = r.rows || { written: 0, rejected: 0 };
   let line = r.status + ' · ' + formatCount_(calls.done) + ' of ' + plural_(calls.planned, 'call') +
     (calls.cached ? ' (' + formatCount_(calls.cached) + ' cached)' : '') + (calls.failed ? ', ' + formatCount_(calls.failed) + ' failed' : '') +
-    ' · ' + formatCount_(credits.spent) + (credits.max ? ' of ' + formatCount_(credits.max) : '') + ' credits · ' +
+    ' · ' + (credits.estimated ? '≈' : '') + formatCount_(credits.spent) + (credits.max ? ' of ' + formatCount_(credits.max) : '') + ' credits · ' +
     plural_(rows.written, 'row') + (rows.rejected ? ' (' + formatCount_(rows.rejected) + ' rejected)' : '');
   if (finished && r.stopReason) line += ' · ' + r.stopReason;
   return {

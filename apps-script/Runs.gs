@@ -7,17 +7,18 @@ function getRunsAndCredits() {
     runs: mergeRuns_(listing).slice(0, 50).map(runView_),
     queue: { queued: listing.queued, running: listing.running },
     budget: {
-      daily: budgetLine_('Today', budget.daily),
-      monthly: budgetLine_('This month', budget.monthly),
-      perRun: 'At most ' + plural_(budget.maxCreditsPerRun, 'credit') + ' per run.',
+      daily: budgetLine_('Today', budget.daily, budget.estimated),
+      monthly: budgetLine_('This month', budget.monthly, budget.estimated),
+      perRun: 'At most ' + plural_(budget.maxCreditsPerRun, 'credit') + ' per run.' +
+        (budget.estimated ? ' ≈: estimated, at the built-in prices, not your account\'s.' : ''),
     },
   };
 }
 
-/** "Today: 12 credits spent of 500 (488 left)" or "…, no limit". */
-function budgetLine_(label, b) {
+/** "Today: 12 credits spent of 500 (488 left)" or "…, no limit"; "≈12" when the server says its prices are estimates. */
+function budgetLine_(label, b, estimated) {
   if (!b) return label + ': unknown';
-  const spent = label + ': ' + plural_(b.spent, 'credit') + ' spent';
+  const spent = label + ': ' + (estimated ? '≈' : '') + plural_(b.spent, 'credit') + ' spent';
   return b.limit === null ? spent + ', no limit' : spent + ' of ' + formatCount_(b.limit) + ' (' + formatCount_(b.remaining) + ' left)';
 }
 

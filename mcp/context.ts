@@ -18,6 +18,8 @@ export interface McpOptions {
   /** The pipelines an agent may plan and run. */
   pipelines: LoadedPipeline[];
   prices: PriceTable;
+  /** `--allow-unpriced`: runs whose ceilings cannot bind an operation (priced 0, unpriced) run, with a warning. */
+  allowUnpriced?: boolean | undefined;
   /** Calls in flight within one run (default 4). */
   concurrency?: number | undefined;
   /** Pushes a run's `sheet:` outputs (afterRun) when Google Sheets is configured; undefined otherwise. */

@@ -21,7 +21,12 @@ export function jobView(j: Job) {
       failed: j.counters.callsFailed,
       rateLimited: j.counters.rateLimited,
     },
-    credits: { spent: j.counters.creditsSpent, max: j.maxCredits, saved: j.counters.creditsSaved },
+    credits: {
+      spent: j.counters.creditsSpent,
+      max: j.maxCredits,
+      saved: j.counters.creditsSaved,
+      ...(j.creditsEstimated === undefined ? {} : { estimated: j.creditsEstimated }),
+    },
     items: { reused: j.counters.itemsReused },
     rows: { written: j.counters.rowsWritten, rejected: j.counters.rowsRejected },
     mapping: { emptyColumns: j.counters.columnsEmpty, unmappedMembers: j.counters.membersUnmapped },

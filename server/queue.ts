@@ -24,6 +24,8 @@ export interface Job {
   finishedAt: string | undefined;
   warehouseRunId: string | undefined;
   resumed: boolean;
+  /** The credits are priced by the catalog's guesses, not a price file (known once the run ends). */
+  creditsEstimated?: boolean | undefined;
   counters: RunCounters;
   stopReason: string | undefined;
   errors: { code: string; message: string }[];
@@ -159,6 +161,7 @@ export class RunQueue {
       });
       job.counters = { ...summary.counters };
       job.tables = summary.tables;
+      job.creditsEstimated = summary.creditsEstimated;
       job.stopReason = summary.stopReason;
       job.warnings = summary.warnings.map(redact);
       job.errors = summary.failures.slice(0, 20).map((f) => ({ code: f.code, message: redact(f.message) }));

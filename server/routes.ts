@@ -23,6 +23,7 @@ import {
 } from "../engine/publish/run-and-pipeline-views.js";
 import { planPipelines } from "../engine/run/plan.js";
 import { preflight } from "../engine/run/preflight.js";
+import { budgetEstimated } from "../engine/run/unpriced.js";
 import type { ColumnType } from "../schema/table.js";
 import { budgetStatus } from "../store/budget-status.js";
 import { errorReply, type Reply, reply } from "./http.js";
@@ -237,5 +238,7 @@ export async function budget(ctx: RouteContext): Promise<Reply> {
     monthly,
     maxCreditsPerRun: ctx.maxCredits,
     queue: ctx.queue.counts(),
+    // Reserved at the prices in force: the catalog's guesses unless a price file covers them.
+    estimated: budgetEstimated(ctx.prices, [...ctx.pipelines.values()]),
   });
 }

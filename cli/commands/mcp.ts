@@ -6,6 +6,7 @@ import { migrateToLatest } from "../../store/migrate.js";
 import { dbOption, makeClient, numberFlag, withReadDb } from "../context.js";
 import { cliLog } from "../log.js";
 import { type RateFlags, rateSettings, withRateOptions } from "../rate-option.js";
+import { withUnpricedOption } from "../unpriced-option.js";
 import { servedPipelines } from "./serve.js";
 
 interface McpFlags extends RateFlags {
@@ -16,6 +17,7 @@ interface McpFlags extends RateFlags {
   pipelines?: string;
   baseUrl?: string;
   readDb?: string;
+  allowUnpriced?: boolean;
 }
 
 /** Serves MCP on stdio until the client leaves; a run in progress is interrupted (resumable) first. */
@@ -41,7 +43,11 @@ async function mcpCommand(flags: McpFlags): Promise<void> {
         warehouse: warehouse.description,
         pipelines: pipelines.length,
       });
-      await serveStdio({ warehouse, client, maxCredits, pipelines, prices, concurrency, sheets }, log);
+      const allowUnpriced = flags.allowUnpriced;
+      await serveStdio(
+        { warehouse, client, maxCredits, pipelines, prices, concurrency, sheets, allowUnpriced },
+        log,
+      );
     } finally {
       await warehouse.close();
     }
@@ -51,7 +57,7 @@ async function mcpCommand(flags: McpFlags): Promise<void> {
 }
 
 export function registerMcpCommand(program: Command): void {
-  withRateOptions(withReadDb(program.command("mcp")))
+  withUnpricedOption(withRateOptions(withReadDb(program.command("mcp"))))
     .description("serve MCP on stdio: AI agents query the warehouse and run pipelines within a credit total")
     .option("--db <url>", "warehouse (default DATABASE_URL or ./skillsync.db)")
     .requiredOption(

@@ -11,7 +11,13 @@ import { budgetStatus } from "../../store/budget-status.js";
 import type { ToolContext } from "../context.js";
 import { answer } from "../reply.js";
 import { pipelineInput, pipelineNamed } from "./pipelines.js";
-import { budgetPeriodOutput, runStatusOutput, serverCredits, serverCreditsLeftOutput } from "./status.js";
+import {
+  budgetPeriodOutput,
+  ESTIMATED_NOTE,
+  runStatusOutput,
+  serverCredits,
+  serverCreditsLeftOutput,
+} from "./status.js";
 
 // Sums of prices like 0.1 must not refuse a run that fits exactly.
 const EPSILON = 1e-9;
@@ -67,6 +73,10 @@ const runOutput = {
     spent: z.number(),
     ceiling: z.number().describe("this run's maxCredits"),
     serverLeft: serverCreditsLeftOutput,
+    estimated: z
+      .boolean()
+      .describe("spent is priced by the catalog's guesses, not the account's prices: the bill may differ"),
+    note: z.string().optional(),
   }),
   calls: z.object({
     planned: z.number(),
@@ -132,6 +142,7 @@ async function runTool(
       ceilings: [ctx.total],
       concurrency: ctx.concurrency,
       prices: ctx.prices,
+      allowUnpriced: ctx.allowUnpriced,
       trigger: "mcp",
       reporter: progressReporter(notify),
       signal: ctx.signal ? AbortSignal.any([ctx.signal, signal]) : signal,
@@ -155,7 +166,13 @@ async function runTool(
     resumed: summary.resumed,
     status: summary.status,
     exitState: exitState(summary, ceiling),
-    credits: { spent: summary.counters.creditsSpent, ceiling, serverLeft: server.remaining },
+    credits: {
+      spent: summary.counters.creditsSpent,
+      ceiling,
+      serverLeft: server.remaining,
+      estimated: summary.creditsEstimated,
+      ...(summary.creditsEstimated ? { note: ESTIMATED_NOTE } : {}),
+    },
     calls: {
       planned: summary.counters.callsPlanned,
       done: summary.counters.callsDone,
@@ -167,6 +184,7 @@ async function runTool(
     tables,
     sheetPushes: after.pushes.map(pushView),
     warnings: [
+      ...summary.priceWarnings.map((message) => ({ code: "UNPRICED", message })),
       ...summary.failures.slice(0, 20).map((f) => ({
         code: f.code,
         message: redact(

@@ -2,6 +2,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { ValidationError } from "../../core/errors.js";
 import { recentWarehouseRuns, warehouseRunView } from "../../engine/publish/run-and-pipeline-views.js";
+import { budgetEstimated } from "../../engine/run/unpriced.js";
 import { budgetStatus, type CeilingStatus, ceilingStatuses } from "../../store/budget-status.js";
 import type { ToolContext } from "../context.js";
 import { answer } from "../reply.js";
@@ -53,7 +54,13 @@ const runViewOutput = z.object({
     failed: z.number(),
     rateLimited: z.number(),
   }),
-  credits: z.object({ spent: z.number(), saved: z.number() }),
+  credits: z.object({
+    spent: z.number(),
+    saved: z.number(),
+    estimated: z
+      .boolean()
+      .describe("priced by the catalog's guesses, not the account's prices: the bill may differ"),
+  }),
   items: z.object({ reused: z.number() }),
   rows: z.object({ written: z.number(), rejected: z.number() }),
   mapping: z.object({ emptyColumns: z.number(), unmappedMembers: z.number() }),
@@ -72,6 +79,11 @@ const budgetOutput = {
   server: z.object({ ...ceilingStatusOutput, note: z.string() }),
   budgets: z.array(budgetPeriodOutput.extend({ scope: z.string() })),
   note: z.string(),
+  estimated: z
+    .boolean()
+    .describe(
+      "the credits are reserved at the catalog's guessed prices, not the account's: the bill may differ",
+    ),
 };
 
 async function runs(ctx: ToolContext, runId: string | undefined, limit: number) {
@@ -89,7 +101,12 @@ export async function serverCredits(ctx: ToolContext): Promise<CeilingStatus> {
   return status!;
 }
 
+/** Said where credits are priced by the catalog's guesses (docs/pricing.md). */
+export const ESTIMATED_NOTE =
+  "credits are estimated: priced by the catalog, not the account's prices (a price file, --prices, gives them)";
+
 async function budget(ctx: ToolContext) {
+  const estimated = budgetEstimated(ctx.prices, ctx.pipelines);
   const periods = (await budgetStatus(ctx.warehouse)).map(({ period, scope, limit, spent, remaining }) => ({
     period,
     scope,
@@ -103,7 +120,8 @@ async function budget(ctx: ToolContext) {
       note: "this server's total (--max-credits): all the runs started through it together, for as long as it runs",
     },
     budgets: periods,
-    note: "a run spends at most the least of its maxCredits, the server's remaining credits and the budgets' remaining credits (null: no budget set)",
+    note: `a run spends at most the least of its maxCredits, the server's remaining credits and the budgets' remaining credits (null: no budget set)${estimated ? `; ${ESTIMATED_NOTE}` : ""}`,
+    estimated,
   };
 }
 

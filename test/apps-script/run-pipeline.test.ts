@@ -64,7 +64,7 @@ describe("Run a pipeline", () => {
     const last = polls.at(-1);
     expect(last).toMatchObject({ status: "succeeded", finished: true, calls: { done: 3, planned: 3 } });
     expect(last.rows.written).toBeGreaterThan(20);
-    expect(last.line).toMatch(/^succeeded · 3 of 3 calls · \d+ of 10 credits · \d+ rows$/);
+    expect(last.line).toMatch(/^succeeded · 3 of 3 calls · ≈\d+ of 10 credits · \d+ rows$/);
 
     const written = project.call("writeRunTable", started.runId, "");
     expect(written).toMatchObject({ tab: "marketplace-search", complete: true, written: last.rows.written });
@@ -123,7 +123,7 @@ describe("Run a pipeline", () => {
     });
     const last = (await pollUntilFinished(env, started.runId)).at(-1);
     expect(last).toMatchObject({ status: "ceiling", finished: true, credits: { spent: 1, max: 1 } });
-    expect(last.line).toMatch(/^ceiling · 1 of 3 calls · 1 of 1 credits · \d+ rows · .*credit/);
+    expect(last.line).toMatch(/^ceiling · 1 of 3 calls · ≈1 of 1 credits · \d+ rows · .*credit/);
 
     expect(project.menu("Runs and credits").error).toBeUndefined();
     expect(project.ui.dialogs.at(-1)?.title).toBe("Skillsync: runs and credits");
@@ -138,9 +138,9 @@ describe("Run a pipeline", () => {
       line: last.line,
     });
     expect(view.budget).toEqual({
-      daily: "Today: 1 credit spent, no limit",
-      monthly: "This month: 1 credit spent, no limit",
-      perRun: "At most 50 credits per run.",
+      daily: "Today: ≈1 credit spent, no limit",
+      monthly: "This month: ≈1 credit spent, no limit",
+      perRun: "At most 50 credits per run. ≈: estimated, at the built-in prices, not your account's.",
     });
     expect(view.queue).toEqual({ queued: 0, running: 0 });
 
@@ -189,6 +189,6 @@ describe("Run a pipeline", () => {
       expect.objectContaining({ pipeline: "marketplace-search", status: "succeeded", finished: true }),
     ]);
     expect(view.runs[1].startedAt >= view.runs[2].startedAt).toBe(true);
-    expect(view.runs[1].line).toMatch(/^succeeded · 1 of 1 call · 1 credit/);
+    expect(view.runs[1].line).toMatch(/^succeeded · 1 of 1 call · ≈1 credit/);
   });
 });

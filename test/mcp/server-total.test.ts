@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { ESTIMATED_NOTE } from "../../mcp/tools/status.js";
 import { emulatorWithClient } from "../helpers/emulator.js";
 import {
   freshWarehouseUrl,
@@ -39,11 +40,11 @@ for (const kind of WAREHOUSE_KINDS) {
       }
       expect(emulator.ledger().totalCredits).toBe(20);
       expect(answers.slice(0, 5).map((a) => a.json.credits)).toEqual([
-        { spent: 4, ceiling: 4, serverLeft: 16 },
-        { spent: 4, ceiling: 4, serverLeft: 12 },
-        { spent: 4, ceiling: 4, serverLeft: 8 },
-        { spent: 4, ceiling: 4, serverLeft: 4 },
-        { spent: 4, ceiling: 4, serverLeft: 0 },
+        { spent: 4, ceiling: 4, serverLeft: 16, estimated: true, note: ESTIMATED_NOTE },
+        { spent: 4, ceiling: 4, serverLeft: 12, estimated: true, note: ESTIMATED_NOTE },
+        { spent: 4, ceiling: 4, serverLeft: 8, estimated: true, note: ESTIMATED_NOTE },
+        { spent: 4, ceiling: 4, serverLeft: 4, estimated: true, note: ESTIMATED_NOTE },
+        { spent: 4, ceiling: 4, serverLeft: 0, estimated: true, note: ESTIMATED_NOTE },
       ]);
       for (const refused of answers.slice(5)) {
         expect(refused.isError).toBe(true);
