@@ -132,6 +132,24 @@ describe.skipIf(unavailable("postgres"))("workers", () => {
       // more (reserved is counted as spent: it may have been billed).
       expect(summary.counters.creditsSpent).toBeGreaterThanOrEqual(calls);
       expect(summary.counters.creditsSpent).toBeLessThanOrEqual(calls + Number(interrupted[0]!.n));
+      // The credits the coordinator printed are the ledger's, as `skillsync runs <id>` shows them.
+      const ledger = (await ledgerTotals(w, summary.runId)).creditsSpent;
+      expect(summary.counters.creditsSpent).toBe(ledger);
+      const shown = JSON.parse((await cli(["runs", summary.runId, "--db", db, "--json"])).out);
+      expect(shown.run.credits.spent).toBe(ledger);
+      expect(shown.pipelines.reduce((n: number, p: { credits: number }) => n + p.credits, 0)).toBe(ledger);
+      // Above the API's bill only by the calls the kill cut off that the API did not bill (the
+      // emulator bills no call whose client went away): possibly billed, so counted.
+      const cutOff = await rows<{ credits: number }>(
+        w,
+        `select coalesce(sum(credits), 0) as credits from skillsync_calls where run_id = '${summary.runId}' and outcome = 'interrupted'`,
+      );
+      const billed = emulator.ledger().totalCredits;
+      expect(ledger).toBeGreaterThanOrEqual(billed);
+      expect(ledger - billed).toBeLessThanOrEqual(Number(cutOff[0]!.credits));
+      console.log(
+        `worker kill: printed ${summary.counters.creditsSpent}, ledger ${ledger}, billed ${billed}`,
+      );
       // Two live workers did the rest; the dead one no longer counts.
       const listed = await cli(["workers", "--db", db, "--json"]);
       const live = JSON.parse(listed.out) as { pid: number }[];
