@@ -1,4 +1,6 @@
+import { hostname } from "node:os";
 import type { Warehouse } from "../connectors/warehouse/open.js";
+import { pidState } from "../core/pid-state.js";
 import { redact } from "../core/redact.js";
 import type { EventKind } from "./outbox.js";
 
@@ -20,11 +22,16 @@ const GIVE_UP_MS = 24 * 3600_000;
 
 const iso = (d: Date) => d.toISOString();
 
+/** Who claims: this process, as the outbox records it with each claim. */
+const self = () => ({ host: hostname(), pid: process.pid });
+
 /**
  * Claims due events of these targets, in order: an event waits while an earlier undelivered one of
  * the same run and target exists. Each is claimed by a compare-and-set on `attempts` that moves
  * `next_attempt_at` to the end of the lease, so two deliverers never both take it (the loser's
- * update finds `attempts` changed); a deliverer that dies leaves it due again when the lease ends.
+ * update finds `attempts` changed). The claim names its process (host and pid): the claims of a
+ * process on this host that is gone are due again at once (`releaseDeadClaims`); a deliverer on
+ * another host that dies leaves its events due again when the lease ends.
  */
 export async function claimDue(
   w: Warehouse,
@@ -32,6 +39,7 @@ export async function claimDue(
   o: { now: Date; leaseMs: number; limit: number },
 ): Promise<OutboxEvent[]> {
   if (!targets.length) return [];
+  await releaseDeadClaims(w, targets, o.now);
   const cutoff = iso(new Date(o.now.getTime() - GIVE_UP_MS));
   const rows = await w.db
     .selectFrom("skillsync_outbox as o")
@@ -66,12 +74,13 @@ export async function claimDue(
     .limit(o.limit)
     .execute();
   const lease = iso(new Date(o.now.getTime() + o.leaseMs));
+  const { host, pid } = self();
   const out: OutboxEvent[] = [];
   for (const r of rows) {
     const attempts = Number(r.attempts);
     const taken = await w.db
       .updateTable("skillsync_outbox")
-      .set({ attempts: attempts + 1, next_attempt_at: lease })
+      .set({ attempts: attempts + 1, next_attempt_at: lease, claimed_host: host, claimed_pid: pid })
       .where("id", "=", r.id)
       .where("attempts", "=", attempts)
       .where("delivered_at", "is", null)
@@ -91,10 +100,38 @@ export async function claimDue(
   return out;
 }
 
+/**
+ * Makes the claimed events of this host's processes that are gone due now, not at the end of their
+ * lease (a killed `serve` held them for up to a minute). A pid taken since by another process
+ * looks alive: its claims wait the lease, as do those of other hosts' processes.
+ */
+async function releaseDeadClaims(w: Warehouse, targets: readonly string[], now: Date): Promise<void> {
+  const { host, pid } = self();
+  const held = await w.db
+    .selectFrom("skillsync_outbox")
+    .select("claimed_pid")
+    .distinct()
+    .where("delivered_at", "is", null)
+    .where("target", "in", [...targets])
+    .where("next_attempt_at", ">", iso(now))
+    .where("claimed_host", "=", host)
+    .where("claimed_pid", "<>", pid)
+    .execute();
+  const gone = held.map((r) => Number(r.claimed_pid)).filter((p) => pidState(p) === "gone");
+  if (!gone.length) return;
+  await w.db
+    .updateTable("skillsync_outbox")
+    .set({ next_attempt_at: iso(now), claimed_host: null, claimed_pid: null })
+    .where("delivered_at", "is", null)
+    .where("claimed_host", "=", host)
+    .where("claimed_pid", "in", gone)
+    .execute();
+}
+
 export async function markDelivered(w: Warehouse, seq: number, at: Date): Promise<void> {
   await w.db
     .updateTable("skillsync_outbox")
-    .set({ delivered_at: iso(at), last_error: null })
+    .set({ delivered_at: iso(at), last_error: null, claimed_host: null, claimed_pid: null })
     .where("id", "=", seq)
     .execute();
 }
@@ -103,7 +140,12 @@ export async function markDelivered(w: Warehouse, seq: number, at: Date): Promis
 export async function markFailed(w: Warehouse, seq: number, error: string, retryAt: Date): Promise<void> {
   await w.db
     .updateTable("skillsync_outbox")
-    .set({ next_attempt_at: iso(retryAt), last_error: redact(error).slice(0, 300) })
+    .set({
+      next_attempt_at: iso(retryAt),
+      last_error: redact(error).slice(0, 300),
+      claimed_host: null,
+      claimed_pid: null,
+    })
     .where("id", "=", seq)
     .where("delivered_at", "is", null)
     .execute();

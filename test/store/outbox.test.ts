@@ -1,3 +1,5 @@
+import { spawn } from "node:child_process";
+import { hostname } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
 import { registerSecret } from "../../core/redact.js";
@@ -16,6 +18,13 @@ async function fresh(kind: (typeof WAREHOUSE_KINDS)[number]): Promise<Warehouse>
   warehouses.push(w);
   await migrateToLatest(w);
   return w;
+}
+
+/** A pid that ran and ended: its process is gone. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+  await new Promise((resolve) => child.on("exit", resolve));
+  return child.pid!;
 }
 
 const A = { hash: targetHash("https://a.example/hook/aaaa") };
@@ -75,6 +84,35 @@ for (const kind of WAREHOUSE_KINDS) {
       expect(next.map((e) => e.payload["n"])).toEqual([2]);
       // Another target's deliverer sees none of them.
       expect(await claimDue(w, [B.hash], { now, leaseMs: 60_000, limit: 10 })).toEqual([]);
+    });
+
+    it("names the claiming process; a gone process's claims on this host are due again at once, others wait the lease", async () => {
+      const w = await fresh(kind);
+      for (const run of ["gone", "alive", "elsewhere"])
+        await writeEvent(w.db, [A], { kind: "run.failed", runId: run, payload: { run } });
+      const now = new Date(Date.now() + 1000);
+      const taken = await claimDue(w, [A.hash], { now, leaseMs: 60_000, limit: 10 });
+      expect(taken).toHaveLength(3);
+      const rows = await outboxRows(w);
+      for (const r of rows)
+        expect([r["claimed_host"], Number(r["claimed_pid"])]).toEqual([hostname(), process.pid]);
+      // As if three other processes held them: one gone on this host, one alive, one on another host.
+      const dead = await deadPid();
+      const holders: Record<string, { claimed_host: string; claimed_pid: number }> = {
+        gone: { claimed_host: hostname(), claimed_pid: dead },
+        alive: { claimed_host: hostname(), claimed_pid: process.ppid },
+        elsewhere: { claimed_host: `not-${hostname()}`, claimed_pid: dead },
+      };
+      for (const [run, holder] of Object.entries(holders))
+        await w.db.updateTable("skillsync_outbox").set(holder).where("run_id", "=", run).execute();
+      const again = await claimDue(w, [A.hash], { now, leaseMs: 60_000, limit: 10 });
+      expect(again.map((e) => e.runId)).toEqual(["gone"]);
+      expect(again[0]!.attempts).toBe(2);
+      await markDelivered(w, again[0]!.seq, now);
+      // After the lease, the others too.
+      const later = new Date(now.getTime() + 61_000);
+      const rest = await claimDue(w, [A.hash], { now: later, leaseMs: 60_000, limit: 10 });
+      expect(rest.map((e) => e.runId).sort()).toEqual(["alive", "elsewhere"]);
     });
   });
 }
