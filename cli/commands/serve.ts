@@ -151,7 +151,7 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
       prices,
       log,
       sheets,
-      run: pool?.run,
+      run: allowingUnpriced(pool?.run, flags),
       notify,
     });
     say("Press Ctrl+C to stop.");
