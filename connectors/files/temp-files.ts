@@ -88,5 +88,5 @@ export async function sweepStaleTempFiles(dir: string, now = Date.now()): Promis
 async function abandoned(path: string, pid: number, host: string | undefined, now: number): Promise<boolean> {
   if (host === HOST_TAG && pid !== process.pid && pidState(pid) === "gone") return true;
   const info = await stat(path).catch(() => undefined);
-  return info !== undefined && info.isFile() && now - info.mtimeMs >= ABANDONED_MS;
+  return info?.isFile() === true && now - info.mtimeMs >= ABANDONED_MS;
 }
