@@ -164,6 +164,8 @@ async function runScheduled(
     });
     runId = s.runId;
     runStatus = s.status;
+    for (const warning of s.priceWarnings)
+      ctx.log(`${when}: warning: ${warning}`, { event: "schedule.run.unpriced", ...about, runId, warning });
     // Rejected records are told (outcome `warnings`), not a failure that pauses the schedule.
     failed =
       s.status === "failed" ? true : s.status === "succeeded" || s.status === "warnings" ? false : undefined;

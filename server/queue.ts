@@ -47,6 +47,8 @@ export interface QueueOptions {
   prices?: PriceTable | undefined;
   /** Finished jobs kept in memory for GET /runs. */
   keepFinished?: number | undefined;
+  /** `--allow-unpriced`: runs go ahead, with a warning, under a ceiling that cannot bind an operation. */
+  allowUnpriced?: boolean | undefined;
   /** Runs pipelines (default here; `--workers`: the workers make the calls). */
   run?: RunPipelines | undefined;
 }
@@ -146,6 +148,7 @@ export class RunQueue {
         maxCredits: job.maxCredits,
         concurrency: this.o.callConcurrency,
         prices: this.o.prices,
+        allowUnpriced: this.o.allowUnpriced,
         trigger: "server",
         signal: this.abort.signal,
         sheet: this.o.sheets?.reader(),
@@ -163,7 +166,7 @@ export class RunQueue {
       job.tables = summary.tables;
       job.creditsEstimated = summary.creditsEstimated;
       job.stopReason = summary.stopReason;
-      job.warnings = summary.warnings.map(redact);
+      job.warnings = [...summary.priceWarnings, ...summary.warnings].map(redact);
       job.errors = summary.failures.slice(0, 20).map((f) => ({ code: f.code, message: redact(f.message) }));
       const after = await afterRun({
         warehouse: this.o.warehouse,

@@ -23,7 +23,7 @@ import {
 } from "../engine/publish/run-and-pipeline-views.js";
 import { planPipelines } from "../engine/run/plan.js";
 import { preflight } from "../engine/run/preflight.js";
-import { budgetEstimated } from "../engine/run/unpriced.js";
+import { budgetEstimated, checkRunPricing } from "../engine/run/unpriced.js";
 import type { ColumnType } from "../schema/table.js";
 import { budgetStatus } from "../store/budget-status.js";
 import { errorReply, type Reply, reply } from "./http.js";
@@ -44,6 +44,8 @@ export interface RouteContext {
   prepare: Prepare;
   /** The price table runs reserve with (preflight prices with the same). */
   prices: PriceTable;
+  /** `--allow-unpriced`: see ServerOptions. */
+  allowUnpriced: boolean;
   /** Told when a sheet schedule is made or deleted (this process's scheduler looks at once). */
   schedulesChanged?: (() => void) | undefined;
 }
@@ -111,9 +113,16 @@ export function checkRun(ctx: RouteContext, req: z.infer<typeof runRequestSchema
 }
 
 /** POST /runs: everything is checked before the run is queued; the answer comes at once. */
-export function postRun(ctx: RouteContext, body: string): Reply {
+export async function postRun(ctx: RouteContext, body: string): Promise<Reply> {
   const req = runRequest(ctx, body);
   if ("status" in req) return req;
+  // A ceiling that cannot bind is a 400 now, as `run` exits 2, not a queued run that fails later.
+  await checkRunPricing(ctx.warehouse, {
+    pipelines: [req.pipeline],
+    prices: ctx.prices,
+    maxCredits: req.maxCredits,
+    allowUnpriced: ctx.allowUnpriced,
+  });
   const job = ctx.queue.submit(req.pipeline, req.params, req.maxCredits);
   return reply(202, {
     runId: job.id,

@@ -45,6 +45,8 @@ export interface ServerOptions {
   sheets?: SheetsConnector | undefined;
   /** The price table runs reserve with, as `run` and `schedule` use it (default: the catalog's). */
   prices?: PriceTable | undefined;
+  /** `--allow-unpriced`: a run whose ceiling cannot bind an operation (priced 0 or unpriced) is queued, not refused. */
+  allowUnpriced?: boolean | undefined;
   /** Largest request body in bytes (default 64 KB). */
   bodyLimit?: number | undefined;
   /** How long a request's body may take to arrive once its headers have, ms (default 10 s): then 408. */
@@ -156,6 +158,7 @@ export async function startServer(o: ServerOptions): Promise<SkillsyncServer> {
     callConcurrency: o.callConcurrency,
     sheets: o.sheets,
     prices,
+    allowUnpriced: o.allowUnpriced,
     run: o.run,
   });
   const ctx: routes.RouteContext = {
@@ -166,6 +169,7 @@ export async function startServer(o: ServerOptions): Promise<SkillsyncServer> {
     columnTypes: pipelineColumnTypes(pipelines),
     prepare: o.client.prepare.bind(o.client),
     prices,
+    allowUnpriced: o.allowUnpriced ?? false,
     schedulesChanged: o.onSchedulesChanged,
   };
   const auth = new RequestAuthenticator(secret, o.warehouse.db, o.now);

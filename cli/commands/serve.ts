@@ -94,10 +94,7 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
   const json = logFormat() === "json";
   const say = (line: string) => (json ? undefined : printLine(line));
   // The server's runs write their events to the outbox; this loop delivers them (and older ones).
-  const run = allowingUnpriced(
-    notify.length ? withNotify(pool?.run ?? runPipelines, notify) : pool?.run,
-    flags,
-  );
+  const run = notify.length ? withNotify(pool?.run ?? runPipelines, notify) : pool?.run;
   const delivery = startDelivery(warehouse, notify, { log });
   let sheetSchedules: { sync(): void; stop(): Promise<void> } | undefined;
   try {
@@ -115,6 +112,7 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
           pipelines,
           sheets,
           prices,
+          allowUnpriced: flags.allowUnpriced,
           run,
           log,
           onSchedulesChanged: () => sheetSchedules?.sync(),

@@ -39,21 +39,29 @@ describe.each(WAREHOUSE_KINDS)(
         expect(await waitForRun(guessed, post2.json.runId)).toMatchObject({ credits: { estimated: true } });
       });
 
-      it("a server run over an operation priced 0 is refused under its ceiling: no call is sent", async () => {
-        const t = await startTestServer(kind, {
-          prices: asFile({ "marketplace-search": { perCall: 0, source: "file" } }),
-        });
-        const post = await t.call("POST", "/runs", {
+      it("a server run over an operation priced 0 is refused under its ceiling (400): no call is sent", async () => {
+        const zero = asFile({ "marketplace-search": { perCall: 0, source: "file" } });
+        const body = {
           pipeline: "marketplace-search",
           params: { keyword: ["usb hub", "desk lamp"] },
           maxCredits: 10,
-        });
-        const run = await waitForRun(t, post.json.runId);
-        expect(run.status).toBe("failed");
-        expect(JSON.stringify(run.errors)).toMatch(
+        };
+        const t = await startTestServer(kind, { prices: zero });
+        const post = await t.call("POST", "/runs", body);
+        expect(post.status).toBe(400);
+        expect(JSON.stringify(post.json)).toMatch(
           /marketplace-search is priced 0 by the price file: --max-credits 10 cannot bind on it/,
         );
+        expect((await t.call("GET", "/runs")).json.runs).toEqual([]);
         expect(t.emulator.ledger().totalCalls).toBe(0);
+
+        // With --allow-unpriced the run goes ahead and says the ceiling does not bind.
+        const allowed = await startTestServer(kind, { prices: zero, allowUnpriced: true });
+        const queued = await allowed.call("POST", "/runs", body);
+        expect(queued.status).toBe(202);
+        const run = await waitForRun(allowed, queued.json.runId);
+        expect(run.status).toBe("succeeded");
+        expect(JSON.stringify(run.warnings)).toMatch(/--allow-unpriced: marketplace-search is priced 0/);
       });
     });
   },

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { loadPrices, type Price } from "../../engine/define/prices.js";
+import { runPipelines } from "../../engine/run/runner.js";
+import { emulatorWithClient } from "../helpers/emulator.js";
+import { freshWarehouseUrl } from "../helpers/warehouses.js";
+import { openTracked, startTracked, tempDir, until, writeScheduledPipeline } from "./fixtures.js";
+
+// Issue 44: `schedule --allow-unpriced` runs a schedule whose ceiling cannot bind an operation, and
+// each tick's log says so; without it the tick's run is refused before any call.
+const zeroPriced = new Map<string, Price>([
+  ...loadPrices(),
+  ["marketplace-search", { perCall: 0, source: "file" }],
+]);
+
+describe("a schedule over an operation priced 0", () => {
+  it("is refused at its tick without --allow-unpriced, and runs with a warning in the log with it", async () => {
+    const { emulator, client } = await emulatorWithClient();
+    const file = writeScheduledPipeline(tempDir(), { schedule: "  maxCredits: 5" });
+
+    const refused = await startTracked({
+      warehouse: await openTracked(freshWarehouseUrl("sqlite")),
+      client,
+      files: [file],
+      prices: zeroPriced,
+    });
+    await until(() => refused.scheduler.ticks.length > 0, 15_000, "a tick of the refused schedule");
+    await refused.scheduler.stop(5000);
+    expect(refused.lines.join("\n")).toMatch(/marketplace-search is priced 0 by the price file/);
+    expect(emulator.ledger().totalCalls).toBe(0);
+
+    const allowed = await startTracked({
+      warehouse: await openTracked(freshWarehouseUrl("sqlite")),
+      client,
+      files: [file],
+      prices: zeroPriced,
+      run: (o) => runPipelines({ ...o, allowUnpriced: true }),
+    });
+    await until(
+      () =>
+        allowed.lines.some((l) => l.includes("warning: --allow-unpriced: marketplace-search is priced 0")),
+      15_000,
+      "the tick's warning",
+    );
+    await allowed.scheduler.stop(5000);
+    expect(emulator.ledger().totalCalls).toBeGreaterThan(0);
+  });
+});
