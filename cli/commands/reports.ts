@@ -6,6 +6,7 @@ import { findJob, listJobs } from "../../store/report-job-lookup.js";
 import type { ReportJob } from "../../store/report-jobs.js";
 import { dbOption, makeClient, numberFlag, pricesOption, UsageError, withWarehouse } from "../context.js";
 import { printJson, printLine, printTable } from "../output.js";
+import { withUnpricedOption } from "../unpriced-option.js";
 
 interface ListFlags {
   db?: string;
@@ -20,6 +21,7 @@ interface RetryFlags {
   create?: boolean;
   maxCredits?: string;
   prices?: string;
+  allowUnpriced?: boolean;
   baseUrl?: string;
   json?: boolean;
 }
@@ -78,7 +80,17 @@ async function retryCommand(ref: string, flags: RetryFlags): Promise<void> {
     }
     const client = makeClient(flags.baseUrl);
     try {
-      const r = await retryReportJob({ warehouse: w, client, ref, create, maxCredits, prices });
+      const allowUnpriced = flags.allowUnpriced;
+      const r = await retryReportJob({
+        warehouse: w,
+        client,
+        ref,
+        create,
+        maxCredits,
+        prices,
+        allowUnpriced,
+      });
+      for (const warning of r.priceWarnings) process.stderr.write(`warning: ${warning}\n`);
       if (flags.json) printJson({ ...r, job: { ...r.job, parts: r.job.parts.length } });
       else {
         printLine(`run ${r.runId}: ${r.status}${r.created ? ` (new job #${r.job.id})` : ""}`);
@@ -110,7 +122,7 @@ export function registerReportsCommand(program: Command): void {
     .option("--limit <n>", "how many jobs, newest first", "50")
     .option("--json", "print JSON")
     .action(listCommand);
-  reports
+  const retry = reports
     .command("retry")
     .description(
       "go on with a job: poll a pending or timed-out report again, download its missing parts; --create makes a new report (a paid create)",
@@ -124,6 +136,6 @@ export function registerReportsCommand(program: Command): void {
     .option("--max-credits <n>", "stop before this retry would spend more credits")
     .option("--prices <file>", "YAML price table (default SKILLSYNC_PRICES)")
     .option("--base-url <url>", "Skill API base URL (default SKILL_API_BASE_URL)")
-    .option("--json", "print JSON")
-    .action(retryCommand);
+    .option("--json", "print JSON");
+  withUnpricedOption(retry).action(retryCommand);
 }

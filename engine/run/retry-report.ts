@@ -14,6 +14,7 @@ import { type JobContext, jobContext } from "../reports/context.js";
 import { createJob } from "../reports/create.js";
 import { runReportJob } from "../reports/index.js";
 import { inRunSession, type RunReporter } from "./session.js";
+import { checkRunPricing } from "./unpriced.js";
 
 export interface RetryOptions {
   warehouse: Warehouse;
@@ -24,6 +25,8 @@ export interface RetryOptions {
   create?: boolean | undefined;
   maxCredits?: number | undefined;
   prices?: PriceTable | undefined;
+  /** `--allow-unpriced`: retry, with a warning, under a ceiling that cannot bind the report's operations. */
+  allowUnpriced?: boolean | undefined;
   reporter?: RunReporter | undefined;
   signal?: AbortSignal | undefined;
 }
@@ -38,6 +41,8 @@ export interface RetryResult {
   authFailure: boolean;
   counters: RunCounters;
   failures: CallFailure[];
+  /** Under `allowUnpriced`: the operations a ceiling of the retry does not bind. */
+  priceWarnings: string[];
 }
 
 const NEEDS_CREATE = new Set(["failed", "lost", "refused", "creating"]);
@@ -105,6 +110,13 @@ export async function retryReportJob(o: RetryOptions): Promise<RetryResult> {
   checkRetry(job, create, cost);
   const file = job.pipelineFile && existsSync(job.pipelineFile) ? job.pipelineFile : job.pipeline;
   const pipeline = loadPipeline(file);
+  // As `run` does: a ceiling over an operation priced 0 or unpriced is refused before anything changes.
+  const pricing = await checkRunPricing(w, {
+    pipelines: [pipeline],
+    prices,
+    maxCredits: o.maxCredits,
+    allowUnpriced: o.allowUnpriced,
+  });
   if (job.status === "creating")
     await updateJob(w.db, job.id, { status: "lost", error: "the create was interrupted" });
 
@@ -159,5 +171,6 @@ export async function retryReportJob(o: RetryOptions): Promise<RetryResult> {
     authFailure: s.state.authFailure,
     counters: s.counters,
     failures: s.failures,
+    priceWarnings: pricing.warnings,
   };
 }

@@ -23,7 +23,7 @@ describe("a schedule over an operation priced 0", () => {
       files: [file],
       prices: zeroPriced,
     });
-    await until(() => refused.scheduler.ticks.length > 0, 15_000, "a tick of the refused schedule");
+    await until(async () => refused.scheduler.ticks.length > 0, 15_000, "a tick of the refused schedule");
     await refused.scheduler.stop(5000);
     expect(refused.lines.join("\n")).toMatch(/marketplace-search is priced 0 by the price file/);
     expect(emulator.ledger().totalCalls).toBe(0);
@@ -36,7 +36,7 @@ describe("a schedule over an operation priced 0", () => {
       run: (o) => runPipelines({ ...o, allowUnpriced: true }),
     });
     await until(
-      () =>
+      async () =>
         allowed.lines.some((l) => l.includes("warning: --allow-unpriced: marketplace-search is priced 0")),
       15_000,
       "the tick's warning",

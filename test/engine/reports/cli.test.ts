@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { openWarehouse, type Warehouse } from "../../../connectors/warehouse/open.js";
 import { loadPipeline } from "../../../engine/define/pipeline-file.js";
@@ -75,6 +76,31 @@ describe("skillsync reports", () => {
     expect(again.code).toBe(1);
     expect(ledgerOf(emulator).creates).toBe(2);
     expect((await jobs(w)).map((j) => j.status)).toEqual(["failed", "failed"]);
+  });
+
+  it("retry under --max-credits refuses a report operation priced 0 unless --allow-unpriced (issue 44)", async () => {
+    const { emulator, client, db, w } = await setup({ reportPendingPolls: 12, reportParts: 1 });
+    const p = fastFile();
+    const timedOut = { ...p, report: { ...p.report!, poll: { ...p.report!.poll, timeout: "15ms" } } };
+    await run(w, client, timedOut, { connection: ["5"], ...RANGE });
+    const [job] = await jobs(w);
+    const before = ledgerOf(emulator);
+    const prices = join(dirname(p.file), "zero-prices.yaml");
+    writeFileSync(prices, `${p.report!.download}: 0\n`);
+
+    const args = ["reports", "retry", String(job!.id), "--db", db, "--max-credits", "100", "--prices", prices];
+    const refused = await cli(args);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain(
+      `${p.report!.download} is priced 0 by the price file: --max-credits 100 cannot bind on it`,
+    );
+    expect(ledgerOf(emulator)).toEqual(before);
+    expect((await jobs(w)).map((j) => j.status)).toEqual(["timeout"]);
+
+    const allowed = await cli([...args, "--allow-unpriced"]);
+    expect(allowed.err).toContain(`warning: --allow-unpriced: ${p.report!.download} is priced 0`);
+    expect(allowed.code).toBe(0);
+    expect((await jobs(w)).map((j) => j.status)).toEqual(["done"]);
   });
 
   it("exits 4 when the connection has no advertising access", async () => {
