@@ -58,15 +58,38 @@ function sourceOf(name: string, spec: ColumnSpec): string | undefined {
   return from.startsWith("$") ? undefined : from;
 }
 
+/**
+ * Reads a member for the watch: undefined only when the answer lacks it. A member the answer gives
+ * as null — itself or an object on its path (`radarResult: null` for `radarResult.same`) — is there:
+ * the service said "none", which is no typo in `from:`.
+ */
+function presence(path: string): (value: unknown) => unknown {
+  if (path.includes("[]")) return compilePath(path);
+  const parts = path.split(".");
+  return (v) => {
+    let cur = v;
+    for (const part of parts) {
+      if (cur === null || typeof cur !== "object" || !Object.hasOwn(cur, part)) return undefined;
+      cur = (cur as Record<string, unknown>)[part];
+      if (cur === null) return null;
+    }
+    return cur;
+  };
+}
+
 /** The columns that read a member of a record (or of a child's element), each with its reader. */
 function memberSources(columns: Record<string, ColumnSpec>, skip?: string): Source[] {
   return Object.entries(columns).flatMap(([column, s]) => {
     const from = column === skip ? undefined : sourceOf(column, s);
     if (!from) return [];
     // A member spelt as the column itself is read too (mapping.ts does the same).
-    const alt = from === camelCase(column) && from !== column ? compilePath(column) : undefined;
-    const read = compilePath(from);
-    return [{ column, from, read: alt ? (r: unknown) => read(r) ?? alt(r) : read }];
+    const alt = from === camelCase(column) && from !== column ? presence(column) : undefined;
+    const read = presence(from);
+    const either = (r: unknown) => {
+      const v = read(r);
+      return v === undefined ? alt?.(r) : v;
+    };
+    return [{ column, from, read: alt ? either : read }];
   });
 }
 

@@ -64,4 +64,36 @@ describe("a child table's column that no element fills", () => {
     watch.observe({ items: [{ id: "3", b: [{ note: "n" }] }] });
     expect(watch.quality().emptyColumns).toEqual([]);
   });
+
+  it("takes a member the answer gives as null, or an object on its path given as null, as there", () => {
+    // As ip-design-patent-check's matches without the radar: radarResult is null, not missing.
+    const spec = recordsSchema.parse({
+      path: "data",
+      table: "checks",
+      key: ["id"],
+      columns: { id: "text", verdict: { from: "radar.same" } },
+      children: [
+        {
+          path: "data",
+          table: "matches",
+          columns: {
+            radar_same: { from: "radarResult.same" },
+            radar_result: "json",
+            loc_two: { from: "locTwo" },
+          },
+        },
+      ],
+    });
+    const watch = mappingWatch(spec);
+    watch.observe({ data: [{ id: "1", radar: null, data: [{ radarResult: null, locTwo: null }] }] });
+    expect(watch.quality().emptyColumns).toEqual([]);
+
+    const typo = mappingWatch(spec);
+    typo.observe({ data: [{ id: "1", data: [{ radarResult: { other: 1 } }] }] });
+    expect(typo.quality().emptyColumns).toEqual([
+      "verdict (from radar.same)",
+      "matches.radar_same (from data[].radarResult.same)",
+      "matches.loc_two (from data[].locTwo)",
+    ]);
+  });
 });
