@@ -9,6 +9,19 @@ import { DEFAULT_SCHEDULE_DIR, loadSchedules, yamlFilesIn } from "../../schedule
 import { pendingMigrations } from "../../store/migrate.js";
 import { readerMissing } from "../../store/reader-login.js";
 
+/**
+ * A key file's JSON. V8's parse error quotes the text around the fault, which in a key file is
+ * the private key: say only where the file stops being JSON.
+ */
+function keyFileJson(path: string): Record<string, unknown> {
+  const text = readKeyFile(path);
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw new Error(`${path} is not JSON (a service account key file is JSON); its content is not shown`);
+  }
+}
+
 /** One line of `doctor`: what was checked, whether it passed, and what to do when it did not. */
 export interface Check {
   check: string;
@@ -107,7 +120,7 @@ export function checkSheets(): Check[] {
   const c = config.credentials;
   if (!("keyFile" in c)) return [pass("sheets", "an access token is set (SKILLSYNC_SHEETS_ACCESS_TOKEN)")];
   try {
-    const key = JSON.parse(readKeyFile(c.keyFile)) as Record<string, unknown>;
+    const key = keyFileJson(c.keyFile);
     const missing = ["type", "client_email", "private_key"].filter((k) => typeof key[k] !== "string");
     if (!missing.length)
       return [pass("sheets", `${String(key["client_email"])} (GOOGLE_APPLICATION_CREDENTIALS)`)];

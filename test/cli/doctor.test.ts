@@ -1,5 +1,8 @@
-import { dirname } from "node:path";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { afterTest } from "../helpers/after-test.js";
 import { cli } from "../helpers/cli.js";
 import { closedPort } from "../helpers/closed-port.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
@@ -89,5 +92,19 @@ describe("doctor finds what is wrong", () => {
     expect(failed).toEqual(expect.arrayContaining(["api", "migrations", "notify"]));
     for (const c of out.checks.filter((c) => !c.ok)) expect(c.fix).toBeTruthy();
     expect(r.code).toBe(2);
+  });
+  it("a Google key file that is not JSON: ✗ naming the file, none of its content shown", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "skillsync-doctor-"));
+    afterTest(() => rmSync(dir, { recursive: true, force: true }));
+    const keyFile = join(dir, "key.json");
+    writeFileSync(keyFile, "private_key=-----BEGIN PRIVATE KEY-----MIIEvQIBADANBgkqhkiG9w0BAQEFAASC");
+    const r = await cli(["doctor", "--db", freshWarehouseUrl("sqlite")], {
+      SKILL_API_BASE_URL: `http://127.0.0.1:${await closedPort()}`,
+      SKILL_API_KEY: DEMO_KEY,
+      GOOGLE_APPLICATION_CREDENTIALS: keyFile,
+    });
+    expect(r.out).toContain(`✗ sheets: GOOGLE_APPLICATION_CREDENTIALS: ${keyFile} is not JSON`);
+    // V8's message quoted the file's first characters: here, the start of the private key.
+    expect(r.out + r.err).not.toMatch(/private_k|BEGIN PRIVATE|MIIE/);
   });
 });
