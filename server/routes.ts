@@ -48,6 +48,8 @@ export interface RouteContext {
   allowUnpriced: boolean;
   /** Told when a sheet schedule is made or deleted (this process's scheduler looks at once). */
   schedulesChanged?: (() => void) | undefined;
+  /** Google Sheets is configured (`sheets` of ServerOptions): a sheet schedule can be written. */
+  sheets: boolean;
 }
 
 export const runRequestSchema = z.strictObject({
@@ -192,7 +194,7 @@ export async function readTable(ctx: RouteContext, name: string, query: URLSearc
   if (!tables.includes(name))
     return errorReply(404, "UNKNOWN_TABLE", `no table "${name.slice(0, 80)}" (see GET /tables)`);
   const page = parse(pageSchema, Object.fromEntries(query), "query");
-  const info = await tableColumns(w, name, ctx.columnTypes.get(name));
+  const info = await tableColumns(w, name, ctx.columnTypes);
   const known = new Map(info.map((c) => [c.name, c]));
   const asked = page.columns
     ?.split(",")

@@ -44,6 +44,14 @@ export async function postSchedule(ctx: RouteContext, body: string): Promise<Rep
   if ("status" in parsed) return parsed;
   const req = parse(scheduleRequestSchema, parsed.json, "schedule request");
   const run = checkRun(ctx, req, "schedule request");
+  // Each tick would pay for a run whose rows can never reach the tab: refused while nothing is stored.
+  if (!ctx.sheets) {
+    return errorReply(
+      409,
+      "SHEETS_NOT_CONFIGURED",
+      "this server has no Google credentials, so a sheet schedule could never write its tab: set GOOGLE_APPLICATION_CREDENTIALS (a service account key file) or SKILLSYNC_SHEETS_ACCESS_TOKEN where `skillsync serve` starts, then restart it (docs/sheets.md)",
+    );
+  }
   if ((await liveSheetSchedules(ctx.warehouse)).length >= MAX_SCHEDULES) {
     throw new ValidationError("schedule request", [
       { path: [], message: `the warehouse already has ${MAX_SCHEDULES} schedules; delete some first` },

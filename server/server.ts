@@ -171,6 +171,7 @@ export async function startServer(o: ServerOptions): Promise<SkillsyncServer> {
     prices,
     allowUnpriced: o.allowUnpriced ?? false,
     schedulesChanged: o.onSchedulesChanged,
+    sheets: o.sheets !== undefined,
   };
   const auth = new RequestAuthenticator(secret, o.warehouse.db, o.now);
   const log = o.log ?? textLog();

@@ -1,4 +1,5 @@
 import { connect, type Socket } from "node:net";
+import { SheetsConnector } from "../../connectors/sheets/connector.js";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
 import type { EmulatorOptions } from "../../emulator/index.js";
 import { type ServerOptions, type SkillsyncServer, signedHeaders, startServer } from "../../server/index.js";
@@ -27,6 +28,17 @@ export interface TestServer {
     },
     // biome-ignore lint/suspicious/noExplicitAny: tests read answers loosely and assert on them
   ): Promise<{ status: number; json: any; text: string }>;
+}
+
+/**
+ * Google Sheets as a server configured with credentials has it, for tests that store sheet
+ * schedules and never fire them: its API is a closed loopback port, so a call would fail loudly.
+ */
+export function sheetsNeverCalled(): Promise<SheetsConnector> {
+  return SheetsConnector.create({
+    credentials: { accessToken: "never-used-token" },
+    rootUrl: "http://127.0.0.1:9/",
+  });
 }
 
 /** The server on an ephemeral port over a fresh warehouse of `kind`, against the emulator. */

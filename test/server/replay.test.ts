@@ -30,6 +30,9 @@ async function serve(db: string, api: string): Promise<Serve> {
         SKILLSYNC_SERVER_SECRET: SECRET,
         SKILL_API_BASE_URL: api,
         SKILL_API_KEY: DEMO_KEY,
+        // A server with Google credentials takes sheet schedules; this one's are stored, never fired.
+        SKILLSYNC_SHEETS_ACCESS_TOKEN: "never-used-token",
+        SKILLSYNC_SHEETS_API_URL: "http://127.0.0.1:9/",
       },
     },
   );

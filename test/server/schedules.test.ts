@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { claimTick, updateTick } from "../../store/schedule-state.js";
 import { unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
-import { startTestServer } from "./helpers.js";
+import { sheetsNeverCalled, startTestServer } from "./helpers.js";
 
 const SHEET = "1AbCdEfGhIjKlMnOpQrStUvWxYz_0123456789-ab";
 const daily = {
@@ -17,7 +17,7 @@ const daily = {
 for (const kind of WAREHOUSE_KINDS) {
   describe.skipIf(unavailable(kind))(`/schedules on ${kind}`, () => {
     it("stores a schedule, lists it with its next tick, and deletes it", async () => {
-      const t = await startTestServer(kind);
+      const t = await startTestServer(kind, { sheets: await sheetsNeverCalled() });
       const made = await t.call("POST", "/schedules", daily);
       expect(made.status, made.text).toBe(201);
       const s = made.json.schedule;
@@ -82,7 +82,7 @@ for (const kind of WAREHOUSE_KINDS) {
     });
 
     it("refuses a schedule that could never run, saying which member is wrong, and stores nothing", async () => {
-      const t = await startTestServer(kind);
+      const t = await startTestServer(kind, { sheets: await sheetsNeverCalled() });
       const cases: [Record<string, unknown>, string, RegExp][] = [
         [{ cron: "every morning" }, "cron", /is not a cron expression/],
         [{ cron: "61 7 * * *" }, "cron", /is not a cron expression/],
@@ -105,6 +105,19 @@ for (const kind of WAREHOUSE_KINDS) {
       expect((await t.call("POST", "/schedules", "{not json")).json.error.code).toBe("BAD_JSON");
       expect((await t.call("GET", "/schedules")).json.schedules).toEqual([]);
       expect((await t.call("PUT", "/schedules/x")).status).toBe(405);
+    });
+
+    it("a server without Google credentials refuses a sheet schedule (409 naming GOOGLE_APPLICATION_CREDENTIALS), stores nothing", async () => {
+      // Issue 47: such a schedule was stored, then paid for a run at each tick that could never be written.
+      const t = await startTestServer(kind);
+      const r = await t.call("POST", "/schedules", daily);
+      expect(r.status, r.text).toBe(409);
+      expect(r.json.error.code).toBe("SHEETS_NOT_CONFIGURED");
+      expect(r.json.error.message).toContain("GOOGLE_APPLICATION_CREDENTIALS");
+      expect((await t.call("GET", "/schedules")).json.schedules).toEqual([]);
+      // A request that is wrong anyway still says what is wrong with it.
+      expect((await t.call("POST", "/schedules", { ...daily, cron: "every morning" })).status).toBe(400);
+      expect(t.emulator.ledger().totalCredits).toBe(0);
     });
   });
 }

@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parentPort } from "node:worker_threads";
+import { SheetsConnector } from "../../../connectors/sheets/connector.js";
 import { SkillClient } from "../../../connectors/skill-api/client.js";
 import { openWarehouse, type Warehouse } from "../../../connectors/warehouse/open.js";
 import { DEMO_KEY, type Emulator, startEmulator } from "../../../emulator/index.js";
@@ -43,6 +44,12 @@ async function start(c: Extract<BackendCommand, { type: "start" }>): Promise<unk
     host: "127.0.0.1",
     log: (line) => logs.push(line),
     now: () => Date.now() + (offset[0] ?? 0),
+    // Configured as a server with Google credentials is (schedules are stored, never fired here):
+    // its API is a closed loopback port.
+    sheets: await SheetsConnector.create({
+      credentials: { accessToken: "harness-unused-token" },
+      rootUrl: "http://127.0.0.1:9/",
+    }),
   });
   const html = createServer((_req, res) => {
     res.writeHead(502, { "content-type": "text/html" });
