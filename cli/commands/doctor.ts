@@ -8,6 +8,8 @@ import {
   checkPipelines,
   checkSheets,
   checkWarehouse,
+  configuredWebhooks,
+  stopsRun,
 } from "../doctor/checks.js";
 import { printJson, printLine } from "../output.js";
 
@@ -18,22 +20,35 @@ interface DoctorFlags {
   json?: boolean;
 }
 
-/** `skillsync doctor`: checks a set-up, changing nothing and spending no credit. */
+const MARK = (c: Check) => (c.ok ? (c.note ? "•" : "✓") : c.runsAnyway ? "!" : "✗");
+
+/**
+ * `skillsync doctor`: checks a set-up, changing nothing and spending no credit. Exit 2 only for
+ * what would stop a run; a note (a new warehouse's migrations) or a warning (a webhook that
+ * refuses) is printed and leaves the exit code 0.
+ */
 async function doctor(refs: string[], flags: DoctorFlags): Promise<void> {
-  const notify = flags.notify ?? (process.env["SKILLSYNC_NOTIFY_URL"]?.trim() || undefined);
+  const pipelines = checkPipelines(refs);
+  const webhooks = configuredWebhooks(flags.notify, pipelines.webhooks);
   const checks: Check[] = [
     ...(await checkApi(flags.baseUrl)),
     ...(await checkWarehouse(dbOption(flags))),
-    ...checkPipelines(refs),
+    ...pipelines.checks,
     ...checkSheets(),
-    ...(await checkNotify(notify)),
+    ...(Array.isArray(webhooks) ? await checkNotify(webhooks) : [webhooks]),
   ];
-  const ok = checks.every((c) => c.ok);
+  const stopping = checks.filter(stopsRun).length;
+  const warnings = checks.filter((c) => !c.ok && c.runsAnyway).length;
+  const ok = stopping === 0;
   if (flags.json) printJson({ ok, checks });
   else {
-    for (const c of checks)
-      printLine(`${c.ok ? "✓" : "✗"} ${c.check}: ${c.detail}${c.fix ? ` — ${c.fix}` : ""}`);
-    printLine(ok ? "all checks passed" : `${checks.filter((c) => !c.ok).length} check(s) failed`);
+    for (const c of checks) printLine(`${MARK(c)} ${c.check}: ${c.detail}${c.fix ? ` — ${c.fix}` : ""}`);
+    const warned = warnings ? `; ${warnings} warning(s), which stop no run` : "";
+    printLine(
+      ok
+        ? `${warnings ? "nothing stops a run" : "all checks passed"}${warned}`
+        : `${stopping} check(s) failed${warned}`,
+    );
   }
   process.exitCode = ok ? ExitCode.ok : ExitCode.usage;
 }
@@ -47,7 +62,10 @@ export function registerDoctorCommand(program: Command): void {
     .argument("[pipelines...]", "pipeline files or folders to check (default ./pipelines)")
     .option("--db <url>", "warehouse URL (default DATABASE_URL or ./skillsync.db)")
     .option("--base-url <url>", "Skill API base URL (default SKILL_API_BASE_URL)")
-    .option("--notify <url>", "a notification webhook to send a test event to (default SKILLSYNC_NOTIFY_URL)")
+    .option(
+      "--notify <url>",
+      "a notification webhook to send a test event to (default SKILLSYNC_NOTIFY_URL; schedule files' webhooks get one too)",
+    )
     .option("--json", "print the checks as JSON")
     .action(doctor);
 }

@@ -5,6 +5,7 @@ import { probeApi } from "../../connectors/skill-api/probe.js";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
 import { postJson } from "../../connectors/webhook/post.js";
 import { loadPipeline } from "../../engine/define/pipeline-file.js";
+import { type NotifyTarget, notifyFromFlag, uniqueTargets } from "../../engine/notify/config.js";
 import { DEFAULT_SCHEDULE_DIR, loadSchedules, yamlFilesIn } from "../../scheduler/load.js";
 import { pendingMigrations } from "../../store/migrate.js";
 import { readerMissing } from "../../store/reader-login.js";
@@ -28,10 +29,22 @@ export interface Check {
   ok: boolean;
   detail: string;
   fix?: string | undefined;
+  /** Passed, with something worth knowing that needs nothing done (a new warehouse's migrations). */
+  note?: true;
+  /** Failed, yet no run is stopped by it (a webhook that refuses: runs go on, deliveries retry). */
+  runsAnyway?: true;
 }
 
 const pass = (check: string, detail: string): Check => ({ check, ok: true, detail });
+const note = (check: string, detail: string): Check => ({ check, ok: true, detail, note: true });
 const fail = (check: string, detail: string, fix: string): Check => ({ check, ok: false, detail, fix });
+const warn = (check: string, detail: string, fix: string): Check => ({
+  ...fail(check, detail, fix),
+  runsAnyway: true,
+});
+
+/** Whether a check would stop a run: only those decide doctor's exit code. */
+export const stopsRun = (c: Check): boolean => !c.ok && !c.runsAnyway;
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** The API answers and accepts the key, found out without a paid call (probe.ts says how). */
@@ -49,8 +62,9 @@ export async function checkApi(baseUrl: string | undefined): Promise<Check[]> {
   const reached = pass("api", `${where} answers`);
   if (p.keyAccepted === false)
     return [reached, fail("api key", `SKILL_API_KEY refused: ${p.detail}`, "set the key your account shows")];
+  // Not known to be refused: a run may well go through.
   if (p.keyAccepted === undefined)
-    return [reached, fail("api key", p.detail, "try a small paid run (skillsync run … --max-credits 1)")];
+    return [reached, warn("api key", p.detail, "try a small paid run (skillsync run … --max-credits 1)")];
   return [reached, pass("api key", `SKILL_API_KEY accepted (${p.detail}; nothing is billed)`)];
 }
 
@@ -65,15 +79,7 @@ export async function checkWarehouse(url: string | undefined): Promise<Check[]> 
   try {
     const out = [pass("warehouse", `${w.description} opens`)];
     const pending = await pendingMigrations(w);
-    out.push(
-      pending.length
-        ? fail(
-            "migrations",
-            `${pending.length} pending (${pending.join(", ")})`,
-            "run `skillsync migrate` (or any run)",
-          )
-        : pass("migrations", "current"),
-    );
+    out.push(pending.length ? migrationsNote(pending, await isNew(w)) : pass("migrations", "current"));
     if (w.adapter.loginRoles && !pending.length) {
       const missing = await readerMissing(w).catch((err: unknown) => message(err));
       out.push(
@@ -92,25 +98,56 @@ export async function checkWarehouse(url: string | undefined): Promise<Check[]> 
   }
 }
 
-/** Pipeline files (the arguments, else ./pipelines) and their schedules parse. */
-export function checkPipelines(refs: string[]): Check[] {
+/** Every run migrates the warehouse first: pending migrations are what a new set-up has, not a fault. */
+function migrationsNote(pending: string[], fresh: boolean): Check {
+  if (fresh)
+    return note(
+      "migrations",
+      `a new warehouse: its ${pending.length} migrations are applied at the first run (or \`skillsync migrate\`)`,
+    );
+  const names = pending.length > 3 ? `${pending.slice(0, 3).join(", ")}, …` : pending.join(", ");
+  return note(
+    "migrations",
+    `${pending.length} pending (${names}): applied at the next run (or \`skillsync migrate\`)`,
+  );
+}
+
+/** A warehouse no migration has touched yet (none of the toolkit's tables is there). */
+async function isNew(w: Warehouse): Promise<boolean> {
+  const catalog = await w.adapter.readCatalog(w.db);
+  return ![...catalog.columns.keys()].some((t) => t.startsWith("skillsync_"));
+}
+
+/**
+ * Pipeline files (the arguments, else ./pipelines) and their schedules parse; the webhooks their
+ * schedules notify come back to be tried.
+ */
+export function checkPipelines(refs: string[]): { checks: Check[]; webhooks: NotifyTarget[] } {
   const isDir = (ref: string) => existsSync(ref) && statSync(ref).isDirectory();
   const targets = refs.length ? refs : isDir(DEFAULT_SCHEDULE_DIR) ? [DEFAULT_SCHEDULE_DIR] : [];
   const files = targets.flatMap((ref) => (isDir(ref) ? yamlFilesIn(ref) : [ref]));
   if (!files.length)
-    return [pass("pipelines", "no pipeline files given and no ./pipelines folder (built-ins only)")];
+    return {
+      checks: [pass("pipelines", "no pipeline files given and no ./pipelines folder (built-ins only)")],
+      webhooks: [],
+    };
   const bad: Check[] = [];
+  const webhooks: NotifyTarget[] = [];
   let scheduled = 0;
   for (const file of files) {
     try {
-      if (loadPipeline(file).schedule) scheduled += loadSchedules([file]).length;
+      if (!loadPipeline(file).schedule) continue;
+      const schedules = loadSchedules([file]);
+      scheduled += schedules.length;
+      webhooks.push(...schedules.flatMap((s) => s.notify ?? []));
     } catch (err) {
       bad.push(fail("pipelines", message(err), "fix the file at the line named"));
     }
   }
-  return bad.length
+  const checks = bad.length
     ? bad
     : [pass("pipelines", `${files.length} file(s) parse, ${scheduled} with a schedule`)];
+  return { checks, webhooks };
 }
 
 /** Sheets credentials, when configured: a token, or a key file that reads as one. */
@@ -134,16 +171,40 @@ export function checkSheets(): Check[] {
   }
 }
 
-/** The notification URL, when configured, accepts a test event. */
-export async function checkNotify(url: string | undefined): Promise<Check[]> {
-  if (!url) return [];
-  const where = "the notification URL (--notify or SKILLSYNC_NOTIFY_URL)";
-  // The same POST as every delivery (connectors/webhook): its errors never hold the URL's token.
-  const r = await postJson(
-    url,
-    { text: "skillsync doctor: test notification", event: { kind: "doctor" } },
-    { timeoutMs: 5000 },
-  );
-  if (r.ok) return [pass("notify", `${where} accepted a test event (HTTP ${r.status})`)];
-  return [fail("notify", `${where} did not accept a test event: ${r.error}`, "check the webhook URL")];
+/** The webhooks of `--notify` or SKILLSYNC_NOTIFY_URL and of schedule files (`schedule.notify`). */
+export function configuredWebhooks(
+  flag: string | undefined,
+  fromFiles: NotifyTarget[],
+): NotifyTarget[] | Check {
+  try {
+    return uniqueTargets([...notifyFromFlag(flag), ...fromFiles]);
+  } catch (err) {
+    return warn("notify", message(err), "give the webhook's http(s) address");
+  }
+}
+
+/**
+ * Each configured webhook gets the harmless test event. One that refuses stops no run (a run's
+ * events wait in the outbox and are tried again), so it is a warning, not a failure.
+ */
+export async function checkNotify(webhooks: NotifyTarget[]): Promise<Check[]> {
+  const out: Check[] = [];
+  for (const t of webhooks) {
+    // The same POST as every delivery (connectors/webhook): its errors never hold the URL's token.
+    const r = await postJson(
+      t.url,
+      { text: "skillsync doctor: test notification", event: { kind: "doctor" } },
+      { timeoutMs: 5000 },
+    );
+    out.push(
+      r.ok
+        ? pass("notify", `the webhook of ${t.from} accepted a test event (HTTP ${r.status})`)
+        : warn(
+            "notify",
+            `the webhook of ${t.from} did not accept a test event: ${r.error}`,
+            "check the webhook URL",
+          ),
+    );
+  }
+  return out;
 }

@@ -57,6 +57,46 @@ describe.each(WAREHOUSE_KINDS)("doctor (%s)", (kind) => {
   );
 });
 
+// Issue 47 §4: doctor helps a new set-up: pending migrations are a note, webhooks configured
+// anywhere get the test event, and only what would stop a run makes the exit code.
+describe.each(WAREHOUSE_KINDS)("doctor on a brand-new set-up (%s)", (kind) => {
+  it.skipIf(unavailable(kind))(
+    "pending migrations are a note, a schedule file's webhook gets the test event: exit 0, 0 credits",
+    async () => {
+      const { emulator } = await emulatorWithClient();
+      const hook = await startReceiver();
+      const flagHook = await startReceiver();
+      const scheduled = `${GOOD}schedule:\n  cron: "0 6 * * *"\n  params: { keyword: lamp }\n  notify: { url: env:DOCTOR_SCHEDULE_HOOK }\n`;
+      const env = {
+        SKILL_API_BASE_URL: emulator.url,
+        SKILL_API_KEY: DEMO_KEY,
+        DOCTOR_SCHEDULE_HOOK: hook.url,
+        SKILLSYNC_NOTIFY_URL: flagHook.url,
+      };
+      // Never migrated: what `git clone`, `npm ci` and a first `doctor` meet.
+      const r = await cli(
+        ["doctor", pipelinesDir("s.yaml", scheduled), "--db", freshWarehouseUrl(kind)],
+        env,
+      );
+      expect(r.out).toMatch(/• migrations: a new warehouse: its \d+ migrations are applied at the first run/);
+      expect(r.out).toMatch(/✓ pipelines: 1 file\(s\) parse, 1 with a schedule/);
+      expect(r.out).toMatch(/✓ notify: the webhook of SKILLSYNC_NOTIFY_URL accepted a test event/);
+      expect(r.out).toMatch(
+        /✓ notify: the webhook of .*s\.yaml schedule\.notify\.url \(DOCTOR_SCHEDULE_HOOK\) accepted/,
+      );
+      expect(r.out).not.toMatch(/✗/);
+      expect(r.out).toContain("all checks passed");
+      expect(r.code, r.out).toBe(0);
+      const test = { text: "skillsync doctor: test notification", event: { kind: "doctor" } };
+      expect(hook.received.map((e) => e.body)).toEqual([test]);
+      expect(flagHook.received.map((e) => e.body)).toEqual([test]);
+      expect(r.out + r.err).not.toContain(hook.url);
+      const ledger = emulator.ledger();
+      expect([ledger.chargedCalls, ledger.totalCredits]).toEqual([0, 0]);
+    },
+  );
+});
+
 describe("doctor finds what is wrong", () => {
   it("a wrong key, a stopped Postgres, a bad pipeline file: each ✗ named, exit 2", async () => {
     const { emulator } = await emulatorWithClient();
@@ -89,8 +129,11 @@ describe("doctor finds what is wrong", () => {
     const out = JSON.parse(r.out) as { ok: boolean; checks: { check: string; ok: boolean; fix?: string }[] };
     expect(out.ok).toBe(false);
     const failed = out.checks.filter((c) => !c.ok).map((c) => c.check);
-    expect(failed).toEqual(expect.arrayContaining(["api", "migrations", "notify"]));
+    expect(failed).toEqual(["api", "notify"]);
     for (const c of out.checks.filter((c) => !c.ok)) expect(c.fix).toBeTruthy();
+    // A webhook that refuses stops no run: a warning; the unreachable API is what exits 2.
+    expect(out.checks.find((c) => c.check === "notify")).toMatchObject({ ok: false, runsAnyway: true });
+    expect(out.checks.find((c) => c.check === "migrations")).toMatchObject({ ok: true, note: true });
     expect(r.code).toBe(2);
   });
   it("a Google key file that is not JSON: ✗ naming the file, none of its content shown", async () => {
