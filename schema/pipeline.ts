@@ -154,6 +154,29 @@ const columnSpecSchema = z.union([
   }),
 ]);
 
+/**
+ * A view column the view's SQL computes: its type (what SQLite cannot tell: exports, `tables`) and
+ * what it holds (its comment in the warehouse). A bare type is the type alone. A column that shows
+ * a table's column as it is needs neither: it takes that column's.
+ */
+const viewColumnSchema = z.union([
+  z.enum(COLUMN_TYPES),
+  z.strictObject({
+    type: z.enum(COLUMN_TYPES).optional(),
+    description: z.string().min(1).optional(),
+  }),
+]);
+
+/** A view over the warehouse's tables, made (or re-made when its SQL changes) by each run. */
+const viewSchema = z.strictObject({
+  name: tableName,
+  /** What one row of the view is: the view's comment in the warehouse (`COMMENT ON VIEW` in Postgres). */
+  description: z.string().min(1).optional(),
+  /** Columns the SQL computes (or renames): their types and descriptions. */
+  columns: z.record(sqlIdentifier, viewColumnSchema).default({}),
+  sql: z.string().min(1),
+});
+
 const childSourceSchema = z.strictObject({
   path: memberPath,
   /** Constant columns for the rows this path gives (e.g. which classification scheme). */
@@ -269,7 +292,7 @@ export const pipelineSchema = z.strictObject({
   /** At most this many calls of this pipeline in flight (within the run's --concurrency). */
   concurrency: z.number().int().min(1).max(256).optional(),
   /** SQL statements run after a successful load (views over the tables). Only CREATE VIEW statements. */
-  views: z.array(z.strictObject({ name: tableName, sql: z.string().min(1) })).default([]),
+  views: z.array(viewSchema).default([]),
   /** When `skillsync schedule` runs this pipeline (cron, time zone, params, failure pause). */
   schedule: scheduleSchema.optional(),
   /** After a successful run, push the rows it loaded into a Google Sheets tab (`{{param}}` allowed in spreadsheet and tab). */

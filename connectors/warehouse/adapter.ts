@@ -9,6 +9,11 @@ export type AnyDB = any;
 export interface StoredColumn {
   name: string;
   type: ColumnType | undefined;
+  /**
+   * The table column a view's column shows as it is, where the database tells it and its stored
+   * type cannot tell the pipeline type (SQLite): that column's declared type is the view column's.
+   */
+  origin?: { table: string; column: string } | undefined;
 }
 
 /** The columns and indexes a warehouse has, read from its catalog in one go. */
@@ -21,6 +26,12 @@ export interface Catalog {
   primaryKeys: Map<string, string[]>;
   /** Comments by `table` and `table.column` (empty where the database has none: `comments`). */
   comments: Map<string, string>;
+}
+
+/** What a view's comments say: the view's own, and each of its columns' by name. */
+export interface ViewComments {
+  view: string;
+  column(name: string): string;
 }
 
 /**
@@ -140,9 +151,17 @@ export interface WarehouseAdapter {
   /**
    * Makes view `name` show `body` unless it is already marked with `mark` (a view or table of that
    * name that is not ours is left alone where the database tells them apart). Replacing a view
-   * keeps views built on it working where the database allows.
+   * keeps views built on it working where the database allows. Where the database keeps comments,
+   * the view gets `comments` (the mark ends the view's: `<text> (<mark>)`), so `mark` must change
+   * when they do.
    */
-  ensureView(db: Kysely<AnyDB>, name: string, body: string, mark: string): Promise<void>;
+  ensureView(
+    db: Kysely<AnyDB>,
+    name: string,
+    body: string,
+    mark: string,
+    comments: ViewComments,
+  ): Promise<void>;
   /**
    * Whether child tables get a foreign key to their parent (Postgres). SQLite checks foreign keys
    * only with a per-connection pragma and cannot drop one without rebuilding the table.

@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { ConfigurationError } from "../../core/errors.js";
 import { connectionErrorCode, isCannotOpen, isLoginRefused, isMissingDatabase } from "./driver-errors.js";
+import { CONNECT_TIMEOUT_MS, PostgresConnectError } from "./postgres/connect.js";
 import { describeWarehouse, type WarehouseTarget } from "./url.js";
 
 /** Where every message below says the warehouse came from: the flag, else the variable. */
@@ -42,10 +43,24 @@ export function openFailure(err: unknown, target: WarehouseTarget): unknown {
       { cause: err },
     );
   }
+  if (err instanceof PostgresConnectError) return notPostgres(err, at);
   const net = NETWORK[connectionErrorCode(err)];
   if (net)
     return new ConfigurationError(`cannot reach Postgres at ${at}: ${net} in ${WHERE}`, { cause: err });
   return err;
+}
+
+/** A server that took the connection but did not answer as Postgres: silent, or something else. */
+function notPostgres(err: PostgresConnectError, at: string): ConfigurationError {
+  const seconds = CONNECT_TIMEOUT_MS / 1000;
+  const what =
+    err.answered === undefined
+      ? `the server took the connection but sent nothing within ${seconds} s (a server that is not Postgres, or a firewall)`
+      : `what answered there is not Postgres: it sent "${err.answered.slice(0, 60)}"`;
+  return new ConfigurationError(
+    `cannot reach Postgres at ${at}: ${what}. Check the host and port in ${WHERE} (Postgres listens on 5432 unless set otherwise)`,
+    { cause: err },
+  );
 }
 
 function sqliteWhy(path: string): string {

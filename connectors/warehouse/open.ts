@@ -19,6 +19,7 @@ import {
 } from "./driver-errors.js";
 import { openFailure } from "./open-errors.js";
 import { postgresAdapter } from "./postgres/adapter.js";
+import { BoundedClient } from "./postgres/connect.js";
 import { WarehousePostgresDialect } from "./postgres/introspector.js";
 import { type ReaderSlot, readerSlot } from "./postgres/reader.js";
 import { pgTransaction } from "./postgres/transaction.js";
@@ -152,7 +153,7 @@ async function openTarget(
     });
   }
   if (target.schema && !o.existing && !o.readOnly) {
-    const admin = new pg.Client({ connectionString: target.connectionString });
+    const admin = new BoundedClient({ connectionString: target.connectionString });
     await admin.connect().catch(async (err: unknown) => {
       await admin.end().catch(() => {});
       throw isMissingDatabase(err) ? missingPostgres(target) : err;
@@ -169,6 +170,9 @@ async function openTarget(
   }
   const pool = new pg.Pool({
     connectionString: target.connectionString,
+    // Each new connection bounded by CONNECT_TIMEOUT_MS; not the pool's own option, which would
+    // also fail a query that waits that long for a busy pool's free connection.
+    Client: BoundedClient,
     max: 10,
     types: pgTypes,
     // A schema that is not there (read-only) leaves search_path naming nothing: no table is found.
@@ -303,7 +307,7 @@ async function mustExist(target: WarehouseTarget): Promise<void> {
     throw new ConfigurationError(`no warehouse at ${target.path} — ${NOT_THERE}`);
   }
   if (!target.schema) return;
-  const client = new pg.Client({ connectionString: target.connectionString });
+  const client = new BoundedClient({ connectionString: target.connectionString });
   try {
     await client.connect();
     const r = await client.query("select 1 from information_schema.schemata where schema_name = $1", [

@@ -7,6 +7,9 @@ export type WarehouseTarget =
 
 const DEFAULT_DB = "./skillsync.db";
 
+/** Where every mistake below is: the flag, else the variable. */
+const SOURCE = "database URL (--db or DATABASE_URL)";
+
 /**
  * Reads a database URL: a path or `sqlite:PATH` is a SQLite file, `postgres://…` a Postgres server.
  * `?schema=NAME` on a Postgres URL puts every table in that schema (one per test, one per tenant).
@@ -16,27 +19,36 @@ const DEFAULT_DB = "./skillsync.db";
 export function parseWarehouseUrl(url: string | undefined = process.env["DATABASE_URL"]): WarehouseTarget {
   const value = (url ?? "").trim() || DEFAULT_DB;
   if (/[\0-\x1f]/.test(value)) {
-    throw new ValidationError("database URL", [{ path: [], message: "contains a NUL or control character" }]);
+    throw new ValidationError(SOURCE, [{ path: [], message: "contains a NUL or control character" }]);
   }
   if (/^postgres(ql)?:\/\//i.test(value)) {
     let parsed: URL;
     try {
       parsed = new URL(value);
     } catch {
-      throw new ValidationError("database URL", [{ path: [], message: "is not a valid postgres:// URL" }]);
+      throw new ValidationError(SOURCE, [{ path: [], message: "is not a valid postgres:// URL" }]);
     }
     checkPostgresUrl(parsed);
     const schema = parsed.searchParams.get("schema") ?? undefined;
     if (schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
-      throw new ValidationError("database URL", [
-        { path: ["schema"], message: "must be a plain identifier" },
-      ]);
+      throw new ValidationError(SOURCE, [{ path: ["schema"], message: "must be a plain identifier" }]);
     }
     parsed.searchParams.delete("schema");
     return { kind: "postgres", connectionString: parsed.toString(), schema };
   }
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) && !value.startsWith("sqlite:") && !value.startsWith("file:")) {
-    throw new ValidationError("database URL", [
+  if (/^postgres(ql)?(:|\/\/)/i.test(value)) {
+    // A colon or slash short of postgres:// would otherwise become a SQLite file at that path.
+    throw new ValidationError(SOURCE, [
+      {
+        path: [],
+        // Only the scheme is quoted: what follows may hold a password.
+        message: `starts "${/^[a-z]+[:/]+/i.exec(value)?.[0]}", which is not postgres:// — write postgres://USER@HOST:PORT/DATABASE (a SQLite file: a path or sqlite:PATH)`,
+      },
+    ]);
+  }
+  // Two letters at least before the colon: C:\\data\\w.db is a Windows path.
+  if (/^[a-z][a-z0-9+.-]+:/i.test(value) && !value.startsWith("sqlite:") && !value.startsWith("file:")) {
+    throw new ValidationError(SOURCE, [
       {
         path: [],
         message: `unsupported scheme in "${value.split(":")[0]}:"; use a file path, sqlite:PATH or postgres://`,
@@ -53,7 +65,7 @@ export function parseWarehouseUrl(url: string | undefined = process.env["DATABAS
  */
 function checkPostgresUrl(u: URL): void {
   const bad = (message: string): never => {
-    throw new ValidationError("database URL", [{ path: [], message }]);
+    throw new ValidationError(SOURCE, [{ path: [], message }]);
   };
   const host = u.hostname;
   if (

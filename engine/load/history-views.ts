@@ -1,7 +1,8 @@
 import { ident } from "../../connectors/warehouse/bulk.js";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
+import type { TableDef } from "../../schema/table.js";
 import { CHILDREN_HASH, type CompiledMapping } from "../normalize/mapping.js";
-import { ensureView } from "./ensure-views.js";
+import { ensureView, type ViewText } from "./ensure-views.js";
 import { contentColumns } from "./history.js";
 
 /** The view of a history table's current versions: one row per key. */
@@ -23,9 +24,40 @@ export async function ensureHistoryViews(w: Warehouse, m: CompiledMapping): Prom
       w,
       currentView(def.name),
       `select ${cols.join(", ")} from ${ident(def.name)} where valid_to is null`,
+      {
+        view: `The current version of each row of ${def.name} (its rows whose valid_to is null): same columns but valid_to.`,
+        columns: described(def),
+        computed: (c) => `${def.name}'s ${c}.`,
+      },
     );
   }
-  await ensureView(w, changesView(m.table.name), changesSql(m));
+  await ensureView(w, changesView(m.table.name), changesSql(m), changesText(m.table));
+}
+
+/** A table's columns' descriptions, by name. */
+function described(def: TableDef): Map<string, string> {
+  return new Map(def.columns.flatMap((c) => (c.description ? [[c.name, c.description] as const] : [])));
+}
+
+/** The `_changes` view's comments: the key's from the table, the rest fixed. */
+function changesText(def: TableDef): ViewText {
+  const own = described(def);
+  const fixed: [string, string][] = [
+    ["change", "added: the key's first version; changed: a later version changed column_name."],
+    ["column_name", `The column of ${def.name} (or the child table) whose value changed; null when added.`],
+    ["old_value", "The value before, as text (a child table: its row count); null when added."],
+    ["new_value", "The value after, as text (a child table: its row count); null when added."],
+    ["load_id", "The load that wrote the new version."],
+    ["changed_at", "When the new version became current (its valid_from, UTC)."],
+  ];
+  return {
+    view: `What each load changed in ${def.name}: per key, one row per changed column or child table (old → new, as text), and an added row for a key's first version.`,
+    columns: new Map([
+      ...def.key.flatMap((k): [string, string][] => [[k, own.get(k) ?? `${def.name}'s ${k}.`]]),
+      ...fixed,
+    ]),
+    computed: (c) => `${def.name}'s ${c}.`,
+  };
 }
 
 function changesSql(m: CompiledMapping): string {

@@ -6,6 +6,7 @@ import {
   countRows,
   readRows,
   stableOrder,
+  type TypeHints,
   tableColumns,
   typedValue,
   uniqueKey,
@@ -37,7 +38,7 @@ export interface TableDescription {
 export async function describeTable(
   w: Warehouse,
   table: string,
-  o: { hints?: Record<string, ColumnType> | undefined; example?: boolean } = {},
+  o: { hints?: TypeHints | undefined; example?: boolean } = {},
 ): Promise<TableDescription | undefined> {
   if (!(await userTables(w)).includes(table)) return undefined;
   const info = await tableColumns(w, table, o.hints);

@@ -144,7 +144,7 @@ async function planExport(w: Warehouse, req: ExportRequest): Promise<Planned[]> 
   if (!isFolder) folderMustExist(out, req.out);
   const plan: Planned[] = [];
   for (const table of req.tables) {
-    const info = await tableColumns(w, table, req.types?.get(table));
+    const info = await tableColumns(w, table, req.types);
     const hasLoadId = info.some((c) => c.name === "load_id");
     if (req.sinceLast && !hasLoadId) {
       usage(

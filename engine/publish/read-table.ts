@@ -38,22 +38,32 @@ export async function toolkitTablesRead(w: Warehouse, text: string): Promise<str
 }
 
 /**
+ * Pipeline column types: one table's (column → type), or every table's (table → column → type), with
+ * which a view's column also takes the type of the table column it shows (where the database says
+ * which: SQLite, whose stored types cannot tell a date or a boolean).
+ */
+export type TypeHints = Record<string, ColumnType> | ReadonlyMap<string, Record<string, ColumnType>>;
+
+/**
  * The columns of a table or view in their order, typed where the database says. Where stored types
  * are not exact (SQLite keeps booleans as integers and JSON as text), `hints` from the pipelines
- * that declare the table come first; elsewhere they only fill in types the database does not tell.
+ * that declare the table (or the table a view's column shows) come first; elsewhere they only fill
+ * in types the database does not tell.
  *
  * @example await tableColumns(w, "marketplace_search_results") // [{ name: "keyword", type: "text" }, …]
  */
 export async function tableColumns(
   w: Warehouse,
   table: string,
-  hints: Record<string, ColumnType> = {},
+  hints: TypeHints = {},
 ): Promise<ColumnInfo[]> {
   const exact = w.adapter.exactColumnTypes;
-  return (await w.adapter.columns(w.db, table)).map((c) => ({
-    name: c.name,
-    type: exact ? (c.type ?? hints[c.name]) : (hints[c.name] ?? c.type),
-  }));
+  const every = hints instanceof Map ? hints : undefined;
+  const own = (every ? every.get(table) : (hints as Record<string, ColumnType>)) ?? {};
+  return (await w.adapter.columns(w.db, table)).map((c) => {
+    const hint = own[c.name] ?? (c.origin ? every?.get(c.origin.table)?.[c.origin.column] : undefined);
+    return { name: c.name, type: exact ? (c.type ?? hint) : (hint ?? c.type) };
+  });
 }
 
 /** A user table as GET /tables and the MCP tool list_tables show it. */
@@ -73,7 +83,7 @@ export async function tableSummaries(
   const names = await userTables(w);
   const out: TableSummary[] = [];
   for (const name of names) {
-    const columns = await tableColumns(w, name, hints.get(name));
+    const columns = await tableColumns(w, name, hints);
     out.push({ name, rows: await countRows(w, name), columns, history: names.includes(changesView(name)) });
   }
   return out;
@@ -175,13 +185,26 @@ export function typedValue(value: unknown, type: ColumnType | undefined): unknow
   return value;
 }
 
-/** Column types of every table the pipelines declare: table → column → type. */
+/** Column types of every table (and view column) the pipelines declare: table → column → type. */
 export function pipelineColumnTypes(pipelines: LoadedPipeline[]): Map<string, Record<string, ColumnType>> {
   const out = new Map<string, Record<string, ColumnType>>();
+  const add = (table: string, types: [string, ColumnType][]) =>
+    out.set(table, { ...out.get(table), ...Object.fromEntries(types) });
   for (const p of pipelines) {
     const m = compileMapping(p.records);
-    for (const t of [m.table, ...m.children]) {
-      out.set(t.name, { ...out.get(t.name), ...Object.fromEntries(t.columns.map((c) => [c.name, c.type])) });
+    for (const t of [m.table, ...m.children])
+      add(
+        t.name,
+        t.columns.map((c) => [c.name, c.type]),
+      );
+    for (const v of p.views) {
+      add(
+        v.name,
+        Object.entries(v.columns).flatMap(([name, spec]): [string, ColumnType][] => {
+          const type = typeof spec === "string" ? spec : spec.type;
+          return type ? [[name, type]] : [];
+        }),
+      );
     }
   }
   return out;

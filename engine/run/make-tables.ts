@@ -74,7 +74,7 @@ export function tablesMadeBy(pipelines: LoadedPipeline[]): string[] {
 export async function makeTables(w: Warehouse, pipelines: LoadedPipeline[]): Promise<void> {
   const make = tablesToMake(pipelines);
   for (const p of make.tables) await ensurePipelineTables(w, p);
-  for (const p of make.views) await ensureViews(w, p);
+  for (const p of make.views) await ensureViews(w, p, make.tables);
 }
 
 export async function ensurePipelineTables(w: Warehouse, p: LoadedPipeline): Promise<void> {

@@ -33,7 +33,7 @@ export async function checkPipelineSql(
       const trial: Warehouse = { ...w, db: trx };
       if (!(await madeInTrial(trial, make.tables))) throw ROLL_BACK;
       for (const p of make.views) {
-        await ensureViews(trial, p);
+        await ensureViews(trial, p, make.tables);
         for (const v of p.views) await explainView(trial, p, v.name);
       }
       for (const [i, p] of pipelines.entries()) {

@@ -50,7 +50,7 @@ export async function tableNamed(
   name: string,
   example: boolean,
 ): Promise<TableDescription> {
-  const d = await describeTable(ctx.warehouse, name, { hints: ctx.columnTypes.get(name), example });
+  const d = await describeTable(ctx.warehouse, name, { hints: ctx.columnTypes, example });
   if (d) return d;
   throw new ValidationError("table", [
     { path: ["table"], message: `no table "${name.slice(0, 100)}"; call list_tables for the names` },

@@ -1,9 +1,12 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
+import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
+import { openWarehouse } from "../../connectors/warehouse/open.js";
+import { afterTest } from "../helpers/after-test.js";
 import { cli } from "../helpers/cli.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
 import { nodeEntry } from "../helpers/node-entry.js";
@@ -139,6 +142,56 @@ describe.each(WAREHOUSE_KINDS)("skillsync export on %s", (kind) => {
       expect(Number(qb.rows[0]!["n"])).toBe(rows);
       // Only the files asked for: no temporary or scratch file left beside them.
       expect(readdirSync(dir).sort()).toEqual(["m.csv", "m.jsonl", "m.parquet", "q.parquet"]);
+    });
+
+    it("a view's Parquet columns keep the types of the table columns they show (dates, timestamps, booleans, decimals)", async () => {
+      const { db } = await loaded("usb hub");
+      const w = await openWarehouse(db);
+      try {
+        // A view over a view: the types come through both.
+        await sql`create view dated as select keyword, available_date, observed_at, sponsored, price, page, load_id from ${sql.table(TABLE)}`.execute(
+          w.db,
+        );
+        await sql`create view dated_again as select d.*, upper(d.keyword) as shout from dated d`.execute(
+          w.db,
+        );
+      } finally {
+        await w.close();
+      }
+      const dir = mkdtempSync(join(tmpdir(), "skillsync-export-"));
+      afterTest(() => rmSync(dir, { recursive: true, force: true }));
+      const r = await cli([
+        "export",
+        "dated_again",
+        "marketplace_price_history",
+        "--db",
+        db,
+        "--format",
+        "parquet",
+        "--out",
+        dir,
+      ]);
+      expect(r.code).toBe(0);
+      const own = await duck(`select * from read_parquet('${join(dir, "dated_again.parquet")}')`);
+      expect(own.rows.length).toBeGreaterThan(0);
+      const typed = Object.fromEntries(own.columns.map((c) => [c.name, c.type]));
+      for (const name of [
+        "keyword",
+        "available_date",
+        "observed_at",
+        "sponsored",
+        "price",
+        "page",
+        "load_id",
+      ])
+        expect([name, typed[name]]).toEqual([name, PARQUET_TYPES[name]]);
+      expect(typed["shout"]).toBe("VARCHAR");
+      const history = await duck(
+        `select * from read_parquet('${join(dir, "marketplace_price_history.parquet")}')`,
+      );
+      const historyTypes = Object.fromEntries(history.columns.map((c) => [c.name, c.type]));
+      expect(historyTypes["observed_at"]).toBe(PARQUET_TYPES["observed_at"]);
+      expect(historyTypes["price"]).toBe(PARQUET_TYPES["price"]);
     });
 
     it("--since-last writes only the rows of newer loads, then nothing (the file left as it was)", async () => {

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { ColumnType } from "../../../schema/table.js";
 import type { StoredColumn, WarehouseAdapter } from "../adapter.js";
 import { atomically } from "../atomic.js";
-import { comment, comments, dropPrimaryKey, primaryKeys } from "./keys.js";
+import { comment, comments, commentView, dropPrimaryKey, primaryKeys } from "./keys.js";
 
 const SQL_TYPES: Record<ColumnType, string> = {
   text: "text",
@@ -134,19 +134,19 @@ export function postgresAdapter(schema: string | undefined): WarehouseAdapter {
       return r.rows;
     },
 
-    // The mark is the view's `COMMENT ON VIEW`. Replacing a view waits for every query reading it
+    // The mark ends the view's `COMMENT ON VIEW`. Replacing a view waits for every query reading it
     // (and every later reader waits behind that), hence the look first.
-    async ensureView(db, name, body, mark) {
+    async ensureView(db, name, body, mark, comments) {
       const r = await sql<{ mark: string | null }>`
         select obj_description(c.oid, 'pg_class') as mark from pg_class c
         join pg_namespace n on n.oid = c.relnamespace
         where c.relname = ${name} and n.nspname = current_schema() and c.relkind = 'v'`.execute(db);
-      if (r.rows[0]?.mark === mark) return;
+      if (r.rows[0]?.mark?.endsWith(`(${mark})`)) return;
       const replace = (dropFirst: boolean) =>
         atomically(db, async (trx) => {
           if (dropFirst) await sql.raw(`drop view if exists "${name}"`).execute(trx);
           await sql.raw(`create or replace view "${name}" as ${body}`).execute(trx);
-          await sql.raw(`comment on view "${name}" is '${mark}'`).execute(trx);
+          await commentView(trx, name, `${comments.view} (${mark})`, comments.column);
         });
       try {
         // Replaced in place where Postgres allows it: views a user built on top of it keep working.

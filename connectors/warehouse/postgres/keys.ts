@@ -40,6 +40,25 @@ export async function comment(
   await sql`comment on ${target} is ${sql.lit(text)}`.execute(db);
 }
 
+/** `COMMENT ON` a view and each of its columns (`column` says what a column's comment is). */
+export async function commentView(
+  db: Kysely<AnyDB>,
+  view: string,
+  text: string,
+  column: (name: string) => string,
+): Promise<void> {
+  await sql`comment on view ${sql.id(view)} is ${sql.lit(text)}`.execute(db);
+  const r = await sql<{ name: string }>`
+    select a.attname as name from pg_attribute a
+    join pg_class c on c.oid = a.attrelid
+    join pg_namespace n on n.oid = c.relnamespace and n.nspname = current_schema()
+    where c.relname = ${view} and a.attnum > 0 and not a.attisdropped
+    order by a.attnum`.execute(db);
+  for (const { name } of r.rows) {
+    await sql`comment on column ${sql.id(view, name)} is ${sql.lit(column(name))}`.execute(db);
+  }
+}
+
 /** Drops the table's primary key constraint and, with it (cascade), the foreign keys referring to it. */
 export async function dropPrimaryKey(db: Kysely<AnyDB>, table: string): Promise<void> {
   const r = await sql<{ name: string }>`

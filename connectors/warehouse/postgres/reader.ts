@@ -5,6 +5,7 @@ import { ConfigurationError } from "../../../core/errors.js";
 import { registerSecret } from "../../../core/redact.js";
 import type { AnyDB } from "../adapter.js";
 import { describeWarehouse, type WarehouseTarget } from "../url.js";
+import { BoundedClient } from "./connect.js";
 import { pgTypes } from "./types.js";
 
 /**
@@ -233,7 +234,7 @@ function readerPool(target: Extract<WarehouseTarget, { kind: "postgres" }>, logi
     u.password = encodeURIComponent(login.password);
     url = u.toString();
   }
-  const pool = new pg.Pool({ connectionString: url, ...common });
+  const pool = new pg.Pool({ connectionString: url, Client: BoundedClient, ...common });
   // An idle reader ended by another read (a role may end its own sessions) is dropped and replaced.
   pool.on("error", () => {});
   return pool;

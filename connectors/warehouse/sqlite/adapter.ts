@@ -31,10 +31,46 @@ const STORED_TYPES: Record<string, ColumnType> = {
  * connection (`synchronous`).
  */
 export function sqliteAdapter(database: SQLite.Database): WarehouseAdapter {
-  return { ...SQLITE, synchronous: sqliteSyncDriver(database) };
+  return {
+    ...SQLITE,
+    synchronous: sqliteSyncDriver(database),
+    async columns(db, table) {
+      const r = await sql<{ name: string; type: string }>`
+        select name, type from pragma_table_info(${table})`.execute(db);
+      const origins = r.rows.length ? originsOf(database, table) : [];
+      return r.rows.map(
+        (c, i): StoredColumn => ({
+          name: c.name,
+          type: STORED_TYPES[c.type.toLowerCase()],
+          ...(origins[i] ? { origin: origins[i] } : {}),
+        }),
+      );
+    },
+  };
 }
 
-const SQLITE: Omit<WarehouseAdapter, "synchronous"> = {
+/**
+ * Where each column of a view comes from: the table column it shows as it is (through other views
+ * too), or undefined for a computed one. SQLite keeps a view column's declared type only as `text`
+ * or `integer`, so its pipeline type (a date, a boolean) is its source column's. Preparing the view's
+ * SELECT reads nothing; a view that cannot be prepared (a column gone) has no origins.
+ */
+function originsOf(
+  database: SQLite.Database,
+  table: string,
+): ({ table: string; column: string } | undefined)[] {
+  try {
+    const quoted = `"${table.replaceAll('"', '""')}"`;
+    return database
+      .prepare(`select * from ${quoted}`)
+      .columns()
+      .map((c) => (c.table && c.column ? { table: c.table, column: c.column } : undefined));
+  } catch {
+    return [];
+  }
+}
+
+const SQLITE: Omit<WarehouseAdapter, "synchronous" | "columns"> = {
   dialect: "sqlite",
   schema: undefined,
   sqlType: (t) => SQL_TYPES[t],
@@ -93,12 +129,6 @@ const SQLITE: Omit<WarehouseAdapter, "synchronous"> = {
       primaryKeys: await primaryKeys(db),
       comments: new Map(),
     };
-  },
-
-  async columns(db, table) {
-    const r = await sql<{ name: string; type: string }>`
-      select name, type from pragma_table_info(${table})`.execute(db);
-    return r.rows.map((c): StoredColumn => ({ name: c.name, type: STORED_TYPES[c.type.toLowerCase()] }));
   },
 
   // Every transaction begins IMMEDIATE (open.ts): it holds the one write lock already.

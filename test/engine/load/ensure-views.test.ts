@@ -11,7 +11,7 @@ import { builtin, rows } from "../fixtures.js";
 
 const withView = (viewSql: string): LoadedPipeline => ({
   ...builtin("marketplace-search")[0]!,
-  views: [{ name: "answer_view", sql: viewSql }],
+  views: [{ name: "answer_view", columns: {}, sql: viewSql }],
 });
 
 describe.each(WAREHOUSE_KINDS)("pipeline views on %s", (kind) => {

@@ -1,0 +1,70 @@
+import pg from "pg";
+
+/**
+ * How long opening one Postgres connection may take, TCP connect and startup (login) together
+ * (docs/postgres.md). Without it a server that accepts connections but never speaks Postgres (a
+ * Redis on 6379, a firewall that swallows packets) leaves every command waiting for ever.
+ */
+export const CONNECT_TIMEOUT_MS = 10_000;
+
+/** The first byte of every answer Postgres gives a startup message: authentication, error, notice, SSL yes/no, protocol version. */
+const POSTGRES_FIRST_BYTES = new Set(["R", "E", "N", "S", "v"]);
+
+/**
+ * Opening a connection failed before Postgres answered as Postgres: nothing answered within
+ * CONNECT_TIMEOUT_MS, or something else did (`answered`: its first bytes, printable).
+ */
+export class PostgresConnectError extends Error {
+  constructor(
+    readonly answered: string | undefined,
+    cause: unknown,
+  ) {
+    super(answered === undefined ? "no answer" : "not a Postgres server", { cause });
+  }
+}
+
+/**
+ * The pg client of every warehouse connection: its connecting is bounded by CONNECT_TIMEOUT_MS,
+ * and it remembers the first bytes the server sent, so a failure can say what answered. Errors
+ * Postgres itself reported (a SQLSTATE: no such database, login refused) pass through.
+ */
+export class BoundedClient extends pg.Client {
+  private first: Buffer | undefined;
+
+  constructor(config: pg.ClientConfig = {}) {
+    super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    this.connection.stream.once("data", (chunk: Buffer) => {
+      this.first = chunk.subarray(0, 120);
+    });
+  }
+
+  // Both forms pg has: the pool connects with a callback, the rest of the code awaits.
+  override connect(): Promise<pg.Client>;
+  override connect(callback: (err: Error) => void): void;
+  override connect(callback?: (err: Error) => void): Promise<pg.Client> | undefined {
+    if (!callback) return super.connect().catch((err: Error) => Promise.reject(this.explain(err)));
+    super.connect((err: Error) => callback(err && this.explain(err)));
+    return undefined;
+  }
+
+  private explain(err: Error): Error {
+    if (err && typeof err === "object" && "code" in err && /^[0-9A-Z]{5}$/.test(String(err.code))) return err;
+    const first = this.first;
+    if (first && POSTGRES_FIRST_BYTES.has(String.fromCharCode(first[0]!)) && !timedOut(err)) return err;
+    if (!first && !timedOut(err)) return err;
+    return new PostgresConnectError(first && printable(first), err);
+  }
+}
+
+function timedOut(err: unknown): boolean {
+  return err instanceof Error && /timeout expired|connection timeout/i.test(err.message);
+}
+
+/** Bytes as text a person can read: line breaks as spaces, other control and non-ASCII bytes as dots. */
+function printable(bytes: Buffer): string {
+  return bytes
+    .toString("latin1")
+    .replace(/[\r\n\t]+/g, " ")
+    .replace(/[^\x20-\x7e]/g, ".")
+    .trim();
+}

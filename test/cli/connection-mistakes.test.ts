@@ -1,0 +1,108 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { afterTest } from "../helpers/after-test.js";
+import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
+import { BUNDLE_DIR_ENV, nodeEntry } from "../helpers/node-entry.js";
+
+// Issue 47 §3: a mistake in where the warehouse is never hangs, and never becomes something else.
+
+function folder(): string {
+  const dir = mkdtempSync(join(tmpdir(), "skillsync-conn-"));
+  afterTest(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A loopback server that takes connections and then says `greeting` (or nothing), never Postgres. */
+async function notPostgres(greeting: string | undefined): Promise<number> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("error", () => {});
+    if (greeting !== undefined) socket.on("data", () => socket.write(greeting));
+  });
+  afterTest(
+    () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(resolve);
+      }),
+  );
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return (server.address() as { port: number }).port;
+}
+
+/**
+ * The CLI as its own process (a hang must not hang the test's worker). `cwd`: where a relative
+ * path would land; only with the suite's bundle, since tsx is found from the repository.
+ */
+function cliProcess(args: string[], o: { env?: Record<string, string>; cwd?: string } = {}) {
+  const started = Date.now();
+  const child = spawn(process.execPath, nodeEntry("cli/run.ts", ...args), {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...o.env },
+    ...(process.env[BUNDLE_DIR_ENV] && o.cwd ? { cwd: o.cwd } : {}),
+  });
+  afterTest(() => child.kill("SIGKILL"));
+  let err = "";
+  child.stderr!.on("data", (c: Buffer) => {
+    err += c.toString();
+  });
+  child.stdout!.resume();
+  return new Promise<{ code: number | null; err: string; ms: number }>((resolve) =>
+    child.on("exit", (code) => resolve({ code, err, ms: Date.now() - started })),
+  );
+}
+
+describe("a Postgres address where something else listens", () => {
+  it("silent, or answering like Redis: exit 2 within the connect time-out, naming the setting and what answered", async () => {
+    const silent = await notPostgres(undefined);
+    const redis = await notPostgres("-ERR unknown command 'FOO'\r\n");
+    const env = { env: { DATABASE_URL: "" } };
+    // All at once: each waits out the 10 s connect time-out.
+    const [a, b, c] = await Promise.all([
+      cliProcess(["tables", "--db", `postgres://postgres@127.0.0.1:${silent}/x`], env),
+      cliProcess(["migrate", "--db", `postgres://postgres:pw-secret@127.0.0.1:${redis}/x`], env),
+      cliProcess(["runs"], { env: { DATABASE_URL: `postgres://postgres@127.0.0.1:${redis}/x?schema=s1` } }),
+    ]);
+    for (const r of [a, b, c]) {
+      expect(r.code, r.err).toBe(2);
+      expect(r.ms).toBeLessThan(20_000);
+      expect(r.err).toMatch(/Check the host and port in --db \(or DATABASE_URL\)/);
+    }
+    expect(a.err).toContain(
+      `cannot reach Postgres at postgres://postgres@127.0.0.1:${silent}/x: the server took the connection but sent nothing within 10 s`,
+    );
+    expect(b.err).toContain(`what answered there is not Postgres: it sent "-ERR unknown command 'FOO'"`);
+    expect(b.err).not.toContain("pw-secret");
+    expect(c.err).toContain("what answered there is not Postgres");
+  }, 40_000);
+});
+
+describe("a database URL that is not one", () => {
+  it("a Postgres URL short of postgres://, or another scheme: exit 2, nothing written, nothing spent", async () => {
+    const { emulator } = await emulatorWithClient();
+    const cwd = folder();
+    for (const url of [
+      "postgresql//postgres@127.0.0.1/db",
+      "postgres:/x",
+      "postgres//x",
+      "postgres:x",
+      "mysql://u@127.0.0.1/db",
+    ]) {
+      const r = await cliProcess(["run", "patent-search", "--param", "q=drone"], {
+        env: { DATABASE_URL: url, SKILL_API_BASE_URL: emulator.url, SKILL_API_KEY: DEMO_KEY },
+        cwd,
+      });
+      expect(r.code, url).toBe(2);
+      expect(r.err, url).toMatch(/invalid database URL \(--db or DATABASE_URL\)/);
+      expect(r.err, url).not.toMatch(/succeeded/);
+    }
+    expect(readdirSync(cwd)).toEqual([]);
+    expect(existsSync("postgresql")).toBe(false);
+    expect(emulator.ledger().totalCalls).toBe(0);
+  }, 60_000);
+});
