@@ -29,7 +29,7 @@ export interface Catalog {
 }
 
 /** What a view's comments say: the view's own, and each of its columns' by name. */
-export interface ViewComments {
+interface ViewComments {
   view: string;
   column(name: string): string;
 }
