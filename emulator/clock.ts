@@ -23,7 +23,21 @@ export function isEmulatorDate(value: string): boolean {
 }
 
 export const emulatorDateSchema = z.string().refine(isEmulatorDate, { message: DATE_RULE });
-const clockBodySchema = z.strictObject({ date: emulatorDateSchema });
+const ADVANCE_RULE = 'must be a number of days or weeks, like "7d", "2w" or "-3d"';
+const clockBodySchema = z
+  .strictObject({
+    date: emulatorDateSchema.optional(),
+    advance: z
+      .string()
+      .regex(/^[+-]?\d{1,5}[dw]$/, { message: ADVANCE_RULE })
+      .optional(),
+  })
+  .refine((body) => (body.date === undefined) !== (body.advance === undefined), {
+    message: 'give either "date" (yyyy-mm-dd) or "advance" (like "7d"), exactly one',
+  });
+
+/** Where `POST /__emulator/clock` moves the clock: to a date, or by a number of days. */
+type ClockMove = { date: string } | { days: number };
 
 /** Day number of an emulated date; throws ValidationError naming `source` when it is not one. */
 export function emulatorDay(date: string, source = "emulator date"): number {
@@ -32,11 +46,17 @@ export function emulatorDay(date: string, source = "emulator date"): number {
   return dayOf(parsed.data);
 }
 
-/** Validates the body of `POST /__emulator/clock`: exactly `{ "date": "yyyy-mm-dd" }`. */
-export function parseClockBody(input: unknown): string {
+/**
+ * Validates the body of `POST /__emulator/clock`: `{ "date": "yyyy-mm-dd" }` or `{ "advance": "7d" }`
+ * (days or weeks from the emulated date: a shell needs no `date -d`, which BSD's date lacks).
+ */
+export function parseClockBody(input: unknown): ClockMove {
   const parsed = clockBodySchema.safeParse(input);
   if (!parsed.success) throw new ValidationError("emulator clock", fromZodIssues(parsed.error.issues));
-  return parsed.data.date;
+  const { date, advance } = parsed.data;
+  if (date !== undefined) return { date };
+  const count = Number.parseInt(advance ?? "0", 10);
+  return { days: advance?.endsWith("w") ? count * 7 : count };
 }
 
 /** The date one emulator answers at; calls read it when they are processed. */
@@ -59,5 +79,16 @@ export class EmulatorClock {
   set(date: string): string {
     this.current = emulatorDay(date, "emulator clock");
     return this.date();
+  }
+
+  /** Moves the clock to a date or by a number of days; a move out of the emulated range is refused. */
+  move(to: ClockMove): string {
+    if ("date" in to) return this.set(to.date);
+    const next = isoDay(this.current + to.days);
+    if (!isEmulatorDate(next))
+      throw new ValidationError("emulator clock", [
+        { path: ["advance"], message: `would move the clock to ${next}, outside ${FIRST} to ${LAST}` },
+      ]);
+    return this.set(next);
   }
 }

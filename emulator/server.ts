@@ -183,9 +183,13 @@ function admin(
     );
   if (name === "clock" && method === "GET") return { status: 200, body: { date: state.clock.date() } };
   if (name === "clock" && method === "POST")
-    return change(raw, 'the body must be a JSON object like {"date":"2026-11-08"}', (json) => ({
-      date: state.clock.set(parseClockBody(json)),
-    }));
+    return change(
+      raw,
+      'the body must be a JSON object like {"date":"2026-11-08"} or {"advance":"7d"}',
+      (json) => ({
+        date: state.clock.move(parseClockBody(json)),
+      }),
+    );
   return { status: 404, body: { error: `no emulator endpoint ${method} /__emulator/${name}` } };
 }
 

@@ -141,7 +141,9 @@ async function runEmulatorCommand(flags: EmulatorFlags): Promise<void> {
   printKeys(flags);
   printLine(`  ledger:   GET ${emu.url}/__emulator/ledger   reset: POST ${emu.url}/__emulator/reset`);
   printLine(`  faults:   ${JSON.stringify(emu.faults())}`);
-  printLine(`  date:     ${emu.date()}   move it: POST ${emu.url}/__emulator/clock {"date":"yyyy-mm-dd"}`);
+  printLine(
+    `  date:     ${emu.date()}   move it: POST ${emu.url}/__emulator/clock {"date":"yyyy-mm-dd"} or {"advance":"7d"}`,
+  );
   printLine("Press Ctrl+C to stop.");
   try {
     recordEmulator({ pid: process.pid, port: emu.port, host: emu.host, url: emu.url });
@@ -173,7 +175,7 @@ async function runDetached(flags: EmulatorFlags): Promise<void> {
   printKeys(flags);
   printLine(`  output:   ${log}`);
   const port = record.port === DEFAULT_EMULATOR_PORT ? "" : ` --port ${record.port}`;
-  printLine(`  stop it:  skillsync emulator stop${port}`);
+  printLine(`  stop it:  npx skillsync emulator stop${port}`);
 }
 
 const isCustom = (flags: EmulatorFlags) => (flags.key?.length ?? 0) > 0;

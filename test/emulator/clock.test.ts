@@ -89,6 +89,31 @@ describe("the emulator's clock", () => {
     expect((await clock(emu)).json.date).toBe("2026-12-24");
   });
 
+  it('moves by {"advance":"7d"} from the emulated date, by days or weeks, either way', async () => {
+    const emu = await emus.start({ date: "2026-12-28" });
+    expect(await clock(emu, { advance: "7d" })).toEqual({ status: 200, json: { date: "2027-01-04" } });
+    expect(await clock(emu, { advance: "2w" })).toEqual({ status: 200, json: { date: "2027-01-18" } });
+    expect(await clock(emu, { advance: "-18d" })).toEqual({ status: 200, json: { date: "2026-12-31" } });
+    expect(await clock(emu, { advance: "+0d" })).toEqual({ status: 200, json: { date: "2026-12-31" } });
+    expect(emu.date()).toBe("2026-12-31");
+    const bad: [unknown, RegExp][] = [
+      [{ advance: "7" }, /advance: must be a number of days or weeks, like "7d"/],
+      [{ advance: "a week" }, /advance: must be a number of days or weeks/],
+      [{ advance: 7 }, /advance/],
+      [{ advance: "7d", date: "2027-01-01" }, /either "date" \(yyyy-mm-dd\) or "advance"/],
+      [
+        { advance: "99999d" },
+        /advance: would move the clock to 2300-\d\d-\d\d, outside 2000-01-01 to 2099-12-31/,
+      ],
+    ];
+    for (const [body, message] of bad) {
+      const res = await clock(emu, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.json.error).toMatch(message);
+    }
+    expect(await clock(emu)).toEqual({ status: 200, json: { date: "2026-12-31" } });
+  });
+
   it("answers 400 with a clear message to a bad clock body and keeps the date", async () => {
     const emu = await emus.start({ date: "2026-11-08" });
     const bad: [unknown, string | undefined, RegExp][] = [
@@ -98,7 +123,7 @@ describe("the emulator's clock", () => {
       [{ date: 20261120 }, undefined, /date/],
       [{}, undefined, /date/],
       [{ date: "2026-11-20", days: 3 }, undefined, /days/],
-      [undefined, "not json", /JSON object like \{"date":"2026-11-08"\}/],
+      [undefined, "not json", /JSON object like \{"date":"2026-11-08"\} or \{"advance":"7d"\}/],
       [undefined, "[]", /emulator clock/],
     ];
     for (const [body, raw, message] of bad) {

@@ -93,7 +93,7 @@ describe("skillsync emulator --detach and emulator stop", { timeout: 120_000 }, 
     expect(d.code, d.err).toBe(0);
     expect(d.out).toContain(`listening on http://127.0.0.1:${port} in the background (pid ${d.pid})`);
     expect(d.out).toContain(`demo key: ${DEMO_KEY}`);
-    expect(d.out).toContain(`stop it:  skillsync emulator stop --port ${port}`);
+    expect(d.out).toContain(`stop it:  npx skillsync emulator stop --port ${port}`);
     expect(readEmulatorRecord(port)).toMatchObject({ pid: d.pid, port, url: `http://127.0.0.1:${port}` });
     // Its starter is gone; the emulator serves.
     expect(await answers(port)).toBe(200);
