@@ -15,13 +15,14 @@ interface Draft {
 }
 
 /**
- * The text of a starting pipeline file for `slug`, to be written at `file`: typed from the catalog
- * for a documented operation, the generic form (inferred columns, request to fill in) for any
- * other slug. Checked as `plan` reads it before it is returned.
+ * The text of a starting pipeline file for `slug`, to be written at `file`, naming the pipeline
+ * `name` and its table after it: typed from the catalog for a documented operation, the generic
+ * form (inferred columns, request to fill in) for any other slug. Checked as `plan` reads it
+ * before it is returned.
  *
- * @example starterText("marketplace-search", "/tmp/marketplace-search.yaml") // "# yaml-language-server: …"
+ * @example starterText("marketplace-search", "/tmp/my-search.yaml", "my-search") // "# yaml-language-server: …"
  */
-export function starterText(slug: string, file: string): string {
+export function starterText(slug: string, file: string, name = slug): string {
   const op = getOperation(slug);
   if (op?.reportRole) {
     throw new SkillsyncError(
@@ -30,16 +31,19 @@ export function starterText(slug: string, file: string): string {
       ExitCode.usage,
     );
   }
-  const draft = op?.recordsPath ? documented(op, op.recordsPath, file) : generic(slug, file);
+  const draft = op?.recordsPath ? documented(op, op.recordsPath, file, name) : generic(slug, file, name);
   const text = render(draft, file);
   parsePipeline(text, file);
   return text;
 }
 
-function documented(op: Operation, recordsPath: string, file: string): Draft {
+function documented(op: Operation, recordsPath: string, file: string, name: string): Draft {
   const req = requestPart(op.slug, requestJsonSchema(op));
   const members = [...Object.keys(req.request), ...(req.batch ? [req.batch.member] : [])];
-  const records = recordsPart(op.slug, recordsPath, dataJsonSchema(op), members);
+  const records = {
+    ...recordsPart(op.slug, recordsPath, dataJsonSchema(op), members),
+    table: tableName(name),
+  };
   const required = Object.entries(req.params).filter(([, p]) => p.required);
   const args = required.map(([name]) => ` --param ${name}=…`).join("");
   return {
@@ -50,7 +54,7 @@ function documented(op: Operation, recordsPath: string, file: string): Draft {
       `  skillsync run ${file}${args}`,
     ],
     body: {
-      name: op.slug,
+      name,
       description: op.description,
       skill: op.slug,
       params: req.params,
@@ -104,7 +108,7 @@ function recordsNotes(records: RecordsPart): Record<string, string[]> {
   };
 }
 
-function generic(slug: string, file: string): Draft {
+function generic(slug: string, file: string, name: string): Draft {
   return {
     header: [
       `A starting pipeline for ${slug}, written by \`skillsync init\`. The contract does not detail this`,
@@ -118,12 +122,12 @@ function generic(slug: string, file: string): Draft {
       `Then: skillsync plan ${file}   and   skillsync run ${file}`,
     ],
     body: {
-      name: slug,
+      name,
       skill: slug,
       params: {},
       request: {},
       freshness: "24h",
-      records: { path: "data", table: tableName(slug), mode: "append", inferColumns: true },
+      records: { path: "data", table: tableName(name), mode: "append", inferColumns: true },
     },
     notes: {
       records: ["inferColumns: a column for every member the answers bring, typed from their values."],

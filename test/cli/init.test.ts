@@ -36,8 +36,9 @@ const cases = [
     key: "mode: append",
   },
   {
+    // A built-in's name: the file takes its own (my-marketplace-search).
     skill: "marketplace-search",
-    table: "marketplace_search",
+    table: "my_marketplace_search",
     params: ["keyword=desk lamp"],
     key: "mode: append",
   },
@@ -97,17 +98,61 @@ describe("skillsync init", () => {
     expect(text).toContain('paginate: { member: page, maxPages: "{{pages}}" }');
   });
 
-  it("writes <skill>.yaml in the working folder by default", async () => {
+  it("writes <name>.yaml in the working folder by default", async () => {
     const cwd = mkdtempSync(join(dir, "cwd-"));
     const before = process.cwd();
     process.chdir(cwd);
     try {
-      const r = await cli(["init", "marketplace-search"]);
+      const r = await cli(["init", "websearch-patent-search"]);
       expect(r.code, r.err).toBe(0);
+      expect((await cli(["init", "marketplace-search", "--name", "desk-lamps"])).code).toBe(0);
     } finally {
       process.chdir(before);
     }
-    expect(readFileSync(join(cwd, "marketplace-search.yaml"), "utf8")).toContain("path: products");
+    expect(readFileSync(join(cwd, "websearch-patent-search.yaml"), "utf8")).toContain(
+      "name: websearch-patent-search",
+    );
+    const named = readFileSync(join(cwd, "desk-lamps.yaml"), "utf8");
+    expect(named).toContain("name: desk-lamps");
+    expect(named).toContain("table: desk_lamps");
+    expect(named).toContain("skill: marketplace-search");
+  });
+
+  // Issue 47: `init patent-cited-by` wrote a file with the built-in's name and table but another
+  // key; runs of the two then altered each other's table.
+  it("never shadows a built-in's name or table: my-<skill> by default, --name naming one refused", async () => {
+    const cwd = mkdtempSync(join(dir, "cwd-"));
+    const before = process.cwd();
+    process.chdir(cwd);
+    let r: Awaited<ReturnType<typeof cli>>;
+    let refused: Awaited<ReturnType<typeof cli>>[];
+    try {
+      r = await cli(["init", "patent-cited-by"]);
+      refused = [
+        await cli(["init", "patent-cited-by", "--name", "patent-cited-by"]),
+        // Its table is a built-in's (patent_search_results), though the name is not.
+        await cli(["init", "websearch-patent-search", "--name", "patent-search-results"]),
+      ];
+    } finally {
+      process.chdir(before);
+    }
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain(
+      "named it my-patent-cited-by (table my_patent_cited_by): patent-cited-by is a built-in pipeline's name",
+    );
+    const text = readFileSync(join(cwd, "my-patent-cited-by.yaml"), "utf8");
+    expect(text).toContain("name: my-patent-cited-by");
+    expect(text).toContain("table: my_patent_cited_by");
+    expect(text).toContain("skill: patent-cited-by");
+    expect(refused[0]!.code).toBe(2);
+    expect(refused[0]!.err).toContain(
+      "--name patent-cited-by: patent-cited-by is a built-in pipeline's name",
+    );
+    expect(refused[0]!.err).toContain("--name my-patent-cited-by");
+    expect(refused[1]!.code).toBe(2);
+    expect(refused[1]!.err).toContain("patent_search_results is a table or view of the built-in pipelines");
+    expect(existsSync(join(cwd, "patent-cited-by.yaml"))).toBe(false);
+    expect(existsSync(join(cwd, "patent-search-results.yaml"))).toBe(false);
   });
 
   it("without SKILL is a usage error naming `skillsync tools`", async () => {
