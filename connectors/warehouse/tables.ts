@@ -47,6 +47,45 @@ export async function ensureTable(w: Warehouse, def: TableDef): Promise<void> {
 }
 
 /**
+ * Why a table that is there cannot take `def` as `ensureTable` would change it, or undefined when
+ * it can (or is not there). A primary key other than the one `def` gives a new table would refuse
+ * rows `def` loads: a key column `def` does not write is null in each (NOT NULL), another key
+ * repeats where `def`'s does not. Read before anything is altered, so a refused run changes nothing.
+ * The one change `ensureTable` makes to a key — a `merge` table becoming `history` — is allowed.
+ *
+ * @example tableChangeProblem(defKeyedOn("publication_number"), catalogWithPkOn("pn"))
+ * // "its primary key (pn) has column(s) pn this pipeline does not write: each row it loads would lack them"
+ */
+function tableChangeProblem(def: TableDef, catalog: Catalog): string | undefined {
+  const pk = catalog.primaryKeys.get(def.name);
+  if (!catalog.columns.has(def.name) || !pk?.length) return undefined;
+  const want = primaryKeyOf(def);
+  if (sameColumns(pk, want) || (def.versioned && sameColumns(pk, def.key))) return undefined;
+  const unwritten = pk.filter((c) => !def.columns.some((col) => col.name === c));
+  if (unwritten.length)
+    return `its primary key (${pk.join(", ")}) has column(s) ${unwritten.join(", ")} this pipeline does not write: each row it loads would lack them`;
+  if (want.length)
+    return `its primary key is (${pk.join(", ")}), this pipeline's key (${want.join(", ")}): rows one of them tells apart the other would refuse`;
+  return undefined;
+}
+
+/**
+ * The tables among `defs` that are there and cannot take them (`tableChangeProblem`): what each
+ * would refuse. The catalog is read afresh, nothing is changed.
+ */
+export async function tableChangeProblems(
+  w: Warehouse,
+  defs: readonly TableDef[],
+): Promise<{ def: TableDef; problem: string }[]> {
+  if (!defs.length) return [];
+  const catalog = await w.adapter.readCatalog(w.db);
+  return defs.flatMap((def) => {
+    const problem = tableChangeProblem(def, catalog);
+    return problem ? [{ def, problem }] : [];
+  });
+}
+
+/**
  * The primary key a new table gets: the key of `merge` and `replace` (a child's: its parent's key
  * and position); a `history` parent's key and `valid_from`, its child's parent key, `valid_from`
  * and position. None in `append`, whose key repeats.

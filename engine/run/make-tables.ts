@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
-import { ensureTable } from "../../connectors/warehouse/tables.js";
+import { ensureTable, tableChangeProblems } from "../../connectors/warehouse/tables.js";
+import { ValidationError } from "../../core/errors.js";
 import { type LoadedPipeline, listBuiltinPipelines, loadPipeline } from "../define/pipeline-file.js";
 import { ensureViews } from "../load/ensure-views.js";
 import { ensureHistoryViews, historyViewNames } from "../load/history-views.js";
@@ -70,8 +71,38 @@ export function tablesMadeBy(pipelines: LoadedPipeline[]): string[] {
   ];
 }
 
+/**
+ * Refuses, before anything is altered, tables that are there and cannot take what these pipelines
+ * (and the built-ins their SQL reads) load: another file's table of the same name with another
+ * key, say. Adding columns and indexes to it first, then failing at the first row, would leave
+ * someone else's table changed for nothing.
+ */
+export async function checkTablesFit(w: Warehouse, pipelines: LoadedPipeline[]): Promise<void> {
+  const owned = tablesToMake(pipelines).tables.flatMap((p) => {
+    const mapping = compileMapping(p.records);
+    return [mapping.table, ...mapping.children].map((def) => ({ p, def }));
+  });
+  const problems = await tableChangeProblems(
+    w,
+    owned.map((o) => o.def),
+  );
+  if (!problems.length) return;
+  const first = owned.find((o) => o.def === problems[0]!.def)!.p;
+  throw new ValidationError(
+    `pipeline file ${first.file}`,
+    problems.map(({ def, problem }) => {
+      const p = owned.find((o) => o.def === def)!.p;
+      return {
+        path: p === first ? ["records", "table"] : [],
+        message: `${p === first ? "" : `${p.file}: `}table ${def.name} is there and cannot take pipeline ${p.name}'s rows: ${problem}. Nothing was changed. Give the pipeline a table of its own (records.table), or rename the table that is there if it is a leftover`,
+      };
+    }),
+  );
+}
+
 /** Makes what a run of these pipelines needs (`TablesToMake`); what is there already is left alone. */
 export async function makeTables(w: Warehouse, pipelines: LoadedPipeline[]): Promise<void> {
+  await checkTablesFit(w, pipelines);
   const make = tablesToMake(pipelines);
   for (const p of make.tables) await ensurePipelineTables(w, p);
   for (const p of make.views) await ensureViews(w, p, make.tables);

@@ -5,7 +5,7 @@ import { migrateToLatest } from "../../store/migrate.js";
 import { type ParamValue, type ParamValues, resolveParams } from "../define/params.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import { type CompiledMapping, compileMapping } from "../normalize/mapping.js";
-import { makeTables } from "./make-tables.js";
+import { checkTablesFit, makeTables } from "./make-tables.js";
 import { checkPipelineSql } from "./sql-trial.js";
 
 /** A pipeline ready to run: its params resolved, its mapping compiled. */
@@ -66,6 +66,8 @@ export async function preparePipelines(
   check?: (params: ParamValues[]) => void,
 ): Promise<Compiled[]> {
   const compiled = compilePipelines(pipelines, given, check);
+  // Before the warehouse is migrated or its SQL tried: a table that cannot take the rows refuses the run.
+  await checkTablesFit(w, pipelines);
   await checkPipelineSql(
     w,
     pipelines,
