@@ -16,7 +16,7 @@ export function registerCompletionCommand(program: Command): void {
   program
     .command("completion")
     .description(
-      'print a shell completion script: eval "$(skillsync completion bash)" (or zsh) in your shell\'s rc file',
+      "print a shell completion script for `skillsync` and `npx skillsync`: save it once (npx skillsync completion bash > ~/.skillsync-completion.bash, or zsh) and source that file from your shell's rc file",
     )
     .addArgument(program.createArgument("<shell>", "bash or zsh").choices(SHELLS))
     .action((shell: (typeof SHELLS)[number]) => printLine(completionScript(program, shell)));
@@ -41,10 +41,11 @@ function bashScript(program: Command): string {
     "# skillsync completion (bash): skillsync completion bash",
     "_skillsync() {",
     // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's own ${…}, not a template
-    '  local cur="${COMP_WORDS[COMP_CWORD]}" cmd="" words="" files="" skip="" w i',
+    '  local cur="${COMP_WORDS[COMP_CWORD]}" cmd="" words="" files="" skip="" w i first=1',
     `  local valued=" ${valuedFlags(program).join(" ")} "`,
+    ...npxPrefix(),
     "  # The command is the first word that is neither a flag nor a global flag's value.",
-    "  for ((i = 1; i < COMP_CWORD; i++)); do",
+    "  for ((i = first; i < COMP_CWORD; i++)); do",
     // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's own ${…}, not a template
     '    w="${COMP_WORDS[i]}"',
     '    if [[ -n "$skip" ]]; then skip=""; continue; fi',
@@ -58,7 +59,24 @@ function bashScript(program: Command): string {
     '  if [[ -n "$files" && "$cur" != -* ]]; then COMPREPLY+=($(compgen -f -- "$cur")); fi',
     "}",
     "complete -F _skillsync skillsync",
+    "complete -F _skillsync npx",
   ].join("\n");
+}
+
+/**
+ * `npx skillsync …` (how README runs it from the project folder) completes like `skillsync …`: the
+ * words start one later. Any other `npx` command gets file names, as bash gives without a rule.
+ */
+function npxPrefix(): string[] {
+  return [
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's own ${…}, not a template
+    '  if [[ "${COMP_WORDS[0]##*/}" == npx ]]; then',
+    '    if ((COMP_CWORD == 1)); then COMPREPLY=($(compgen -W skillsync -- "$cur") $(compgen -f -- "$cur")); return; fi',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's own ${…}, not a template
+    '    if [[ "${COMP_WORDS[1]}" != skillsync ]]; then COMPREPLY=($(compgen -f -- "$cur")); return; fi',
+    "    first=2",
+    "  fi",
+  ];
 }
 
 const optionsOf = (c: Command) => (c as Command & { options: readonly Option[] }).options;

@@ -1,12 +1,13 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { afterTest } from "../helpers/after-test.js";
 import { cli } from "../helpers/cli.js";
 
 /** What bash's completion offers for the words typed so far (the last one being completed). */
-function complete(script: string, typed: string[]): string[] {
+function complete(script: string, typed: string[], cwd = tmpdir()): string[] {
   const file = join(mkdtempSync(join(tmpdir(), "skillsync-completion-")), "skillsync.bash");
   writeFileSync(file, script);
   const words = typed.map((w) => `'${w}'`).join(" ");
@@ -16,7 +17,7 @@ function complete(script: string, typed: string[]): string[] {
       "-c",
       `source '${file}'; COMP_WORDS=(${words}); COMP_CWORD=${typed.length - 1}; _skillsync; printf '%s\\n' "\${COMPREPLY[@]}"`,
     ],
-    { encoding: "utf8", cwd: tmpdir() },
+    { encoding: "utf8", cwd },
   );
   expect(r.stderr).toBe("");
   return r.stdout.split("\n").filter(Boolean);
@@ -35,6 +36,23 @@ describe("skillsync completion", () => {
     expect(complete(r.out, ["skillsync", "-"])).toEqual(
       expect.arrayContaining(["-V", "--quiet", "--verbose"]),
     );
+  });
+
+  it("completes `npx skillsync …` as `skillsync …`; another npx command gets file names", async () => {
+    const r = await cli(["completion", "bash"]);
+    expect(r.out).toContain("complete -F _skillsync npx");
+    // A folder of its own: the first word after npx may also be a file name.
+    const folder = mkdtempSync(join(tmpdir(), "skillsync-completion-files-"));
+    afterTest(() => rmSync(folder, { recursive: true, force: true }));
+    writeFileSync(join(folder, "tsconfig.json"), "{}");
+    expect(complete(r.out, ["npx", "skill"], folder)).toEqual(["skillsync"]);
+    expect(complete(r.out, ["npx", "skillsync", "ru"]).sort()).toEqual(["run", "runs"]);
+    expect(complete(r.out, ["/usr/bin/npx", "skillsync", "--quiet", "plan", "patent-leg"])).toEqual([
+      "patent-legal-status",
+    ]);
+    expect(complete(r.out, ["npx", "skillsync", "emulator", "st"])).toEqual(["stop"]);
+    expect(complete(r.out, ["npx", "tsc", "tsc"], folder)).toEqual(["tsconfig.json"]);
+    expect(complete(r.out, ["npx", "run"], folder)).toEqual([]);
   });
 
   it("offers every command --help lists", async () => {
