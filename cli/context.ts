@@ -6,6 +6,7 @@ import { ValidationError } from "../core/errors.js";
 import { readValues } from "../engine/define/inputs.js";
 import { parseParamFlags } from "../engine/define/params.js";
 import { loadPrices, type PriceTable } from "../engine/define/prices.js";
+import { mustBeWarehouse } from "../store/migrate.js";
 import { logNote } from "./log.js";
 
 /** Commander collector for repeatable flags. */
@@ -28,7 +29,8 @@ export function withReadDb(cmd: Command): Command {
 
 /**
  * Opens the warehouse for a command and always closes it. `existing`: the command only reads, so
- * a warehouse that is not there is an error (exit 2), never created. `readOnly`: the command
+ * a warehouse that is not there — no file, or a database without our tables — is an error (exit
+ * 2), never created. `readOnly`: the command
  * changes nothing, and a warehouse that is not there reads as an empty one (`plan`).
  */
 export async function withWarehouse<T>(
@@ -38,6 +40,7 @@ export async function withWarehouse<T>(
 ): Promise<T> {
   const w = await openWarehouse(url, o);
   try {
+    if (o.existing) await mustBeWarehouse(w);
     return await fn(w);
   } finally {
     await w.close();

@@ -1,7 +1,7 @@
 import { type MigrationResultSet, Migrator, sql } from "kysely";
 import { isBusy, isCatalogRace, isDeadlock } from "../connectors/warehouse/driver-errors.js";
 import type { Warehouse } from "../connectors/warehouse/open.js";
-import { SkillsyncError } from "../core/errors.js";
+import { ConfigurationError, SkillsyncError } from "../core/errors.js";
 import { allMigrations } from "../migrations/index.js";
 import { setUpReader } from "./reader-login.js";
 
@@ -74,6 +74,18 @@ export async function migrateToLatest(w: Warehouse): Promise<MigrateOutcome> {
  */
 async function isLatest(w: Warehouse): Promise<boolean> {
   return (await pendingMigrations(w)).length === 0;
+}
+
+/**
+ * For commands that only read: a database where no migration ever ran is no warehouse, and is
+ * said so (exit 2) before anything is created in it — no tables, no reader role.
+ */
+export async function mustBeWarehouse(w: Warehouse): Promise<void> {
+  const pending = await pendingMigrations(w);
+  if (pending.length < Object.keys(allMigrations(w.adapter)).length) return;
+  throw new ConfigurationError(
+    `no skillsync warehouse in ${w.description} yet: run a pipeline first (or \`skillsync migrate\` to create one); this command only reads and created nothing`,
+  );
 }
 
 /** The migrations the warehouse has not had yet (all of them for a new one), changing nothing. */

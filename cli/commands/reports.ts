@@ -47,14 +47,21 @@ function jobView(j: ReportJob): Record<string, unknown> {
 
 async function listCommand(flags: ListFlags): Promise<void> {
   const limit = numberFlag("--limit", flags.limit, { integer: true, min: 1 }) ?? 50;
-  await withWarehouse(dbOption(flags), async (w) => {
-    await migrateToLatest(w);
-    const jobs = await listJobs(w, { status: flags.status, pipeline: flags.pipeline, limit });
-    if (flags.json) return printJson(jobs.map(({ parts, ...j }) => ({ ...j, parts: parts.length })));
-    if (!jobs.length)
-      return printLine("no report jobs yet (report pipelines create them: skillsync run ads-sp-audience …)");
-    printTable(jobs.map(jobView));
-  });
+  await withWarehouse(
+    dbOption(flags),
+    async (w) => {
+      await migrateToLatest(w);
+      const jobs = await listJobs(w, { status: flags.status, pipeline: flags.pipeline, limit });
+      if (flags.json) return printJson(jobs.map(({ parts, ...j }) => ({ ...j, parts: parts.length })));
+      if (!jobs.length)
+        return printLine(
+          "no report jobs yet (report pipelines create them: skillsync run ads-sp-audience …)",
+        );
+      printTable(jobs.map(jobView));
+    },
+    // Listing only reads: a warehouse that is not there is said so, never created.
+    { existing: true },
+  );
 }
 
 function retryExitCode(r: RetryResult): number {

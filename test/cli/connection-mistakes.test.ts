@@ -1,12 +1,17 @@
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pg from "pg";
 import { describe, expect, it } from "vitest";
+import { readerRoleName } from "../../connectors/warehouse/postgres/reader.js";
 import { afterTest } from "../helpers/after-test.js";
+import { cli } from "../helpers/cli.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
 import { BUNDLE_DIR_ENV, nodeEntry } from "../helpers/node-entry.js";
+import { freshWarehouseUrl, PG_URL } from "../helpers/warehouses.js";
 
 // Issue 47 §3: a mistake in where the warehouse is never hangs, and never becomes something else.
 
@@ -105,4 +110,64 @@ describe("a database URL that is not one", () => {
     expect(existsSync("postgresql")).toBe(false);
     expect(emulator.ledger().totalCalls).toBe(0);
   }, 60_000);
+});
+
+describe.skipIf(!PG_URL)("read commands on a Postgres database without a warehouse", () => {
+  /** A database of its own, dropped after the test. */
+  async function throwawayDatabase(): Promise<string> {
+    const name = `h_empty_${randomBytes(5).toString("hex")}`;
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    await admin.query(`create database "${name}"`);
+    await admin.end();
+    afterTest(async () => {
+      const c = new pg.Client({ connectionString: PG_URL });
+      await c.connect();
+      await c.query(`drop database if exists "${name}" with (force)`);
+      await c.end();
+    });
+    const u = new URL(PG_URL!);
+    u.pathname = `/${name}`;
+    return u.toString();
+  }
+
+  /** The tables of `schema` in the database of `url`, and whether its reader role exists. */
+  async function made(url: string, schema: string): Promise<{ tables: number; role: boolean }> {
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      const database = new URL(url).pathname.slice(1);
+      const t = await c.query(
+        "select count(*)::int as n from information_schema.tables where table_schema = $1",
+        [schema],
+      );
+      const r = await c.query("select 1 from pg_roles where rolname = $1", [
+        readerRoleName(database, schema),
+      ]);
+      return { tables: t.rows[0].n, role: r.rowCount === 1 };
+    } finally {
+      await c.end();
+    }
+  }
+
+  it("an empty schema or an empty database: exit 2 saying there is no warehouse; no table, no reader role made", async () => {
+    const inSchema = freshWarehouseUrl("postgres");
+    const schema = new URL(inSchema).searchParams.get("schema")!;
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    await admin.query(`create schema "${schema}"`);
+    await admin.end();
+    const database = await throwawayDatabase();
+    for (const db of [inSchema, database]) {
+      for (const args of [["tables"], ["runs"], ["budget"], ["reports", "list"], ["sql", "select 1"]]) {
+        const r = await cli([...args, "--db", db]);
+        expect(r.code, `${args[0]} ${db}`).toBe(2);
+        expect(r.err).toMatch(
+          /no skillsync warehouse in postgres:\/\/.* yet: run a pipeline first \(or `skillsync migrate`/,
+        );
+      }
+    }
+    expect(await made(PG_URL!, schema)).toEqual({ tables: 0, role: false });
+    expect(await made(database, "public")).toEqual({ tables: 0, role: false });
+  });
 });
