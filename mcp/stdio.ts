@@ -1,5 +1,6 @@
 import { Writable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Log } from "../core/log.js";
 import type { McpOptions } from "./context.js";
 import { LineLimit } from "./line-limit.js";
@@ -38,6 +39,22 @@ function untilDone(transport: StdioServerTransport): Promise<string> {
 }
 
 /**
+ * The SDK's McpError puts "MCP error -32602: " into its message and sends that message as the
+ * JSON-RPC error's; the client's McpError prefixes it again ("MCP error -32602: MCP error -32602:
+ * no table …"). The prefix is taken off what is sent: the code travels beside the message.
+ */
+function sendBareErrorMessages(transport: StdioServerTransport): void {
+  const send = transport.send.bind(transport);
+  transport.send = (message: JSONRPCMessage) => {
+    if (!("error" in message)) return send(message);
+    const { code, message: text } = message.error;
+    const prefix = `MCP error ${code}: `;
+    if (!text.startsWith(prefix)) return send(message);
+    return send({ ...message, error: { ...message.error, message: text.slice(prefix.length) } });
+  };
+}
+
+/**
  * Serves MCP over stdin/stdout until the client leaves. A run still going then is interrupted
  * (resumable) and waited for, so the caller can close the warehouse safely afterwards.
  */
@@ -49,6 +66,7 @@ export async function serveStdio(o: McpOptions, log: Log): Promise<void> {
   const lines = new LineLimit((answer) => channel.write(answer));
   process.stdin.pipe(lines);
   const transport = new StdioServerTransport(lines, channel);
+  sendBareErrorMessages(transport);
   const done = untilDone(transport);
   await server.connect(transport);
   log(`skillsync mcp: serving on stdio; at most ${o.maxCredits} credits in all for the runs it starts`, {
