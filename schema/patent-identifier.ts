@@ -257,3 +257,35 @@ export const IDENTIFIER_MEMBERS = ["patentId", "patentNumber"] as const;
 export function isPatentIdentifierSlug(slug: string): slug is PatentIdentifierSlug {
   return Object.hasOwn(patentIdentifierOperations, slug);
 }
+
+/**
+ * What a patent identifier is, said in errors: the contract's list rule, and what one value of it
+ * can be. The contract says only "values separated by English commas"; a value with a space or
+ * punctuation in it is no publication number and no patentId, and the service answers it with no
+ * record — for a credit.
+ */
+export const IDENTIFIER_RULE =
+  "a patent identifier is a publication number (office, number, kind: US11234567B2) or a patentId (patent/US11234567B2/en): letters and digits, no spaces or punctuation; 1 to 100 of them per call, separated by English commas";
+
+/** How a publication number usually reads: office letters, 5 to 13 digits, a kind code (`EP3000000A1`, `WO2020123456A1`). */
+const USUAL_FORM = /^[A-Z]{2}\d{5,13}(?:[A-Z]\d?)?$/;
+
+/**
+ * Why `value` cannot be a patent identifier (`IDENTIFIER_RULE`), or undefined when it can. Hyphens,
+ * dots and slashes (`JP2020-123456`, a patentId's path) are odd, not impossible: see `isUsualIdentifier`.
+ *
+ * @example identifierFault("US 123") // 'holds a space (written without: "US123")'
+ */
+export function identifierFault(value: string): string | undefined {
+  const v = value.trim();
+  if (!v) return "is empty";
+  if (/\s/.test(v)) return `holds a space (written without: ${JSON.stringify(v.replace(/\s+/g, ""))})`;
+  if (!/^[A-Za-z0-9/.-]+$/.test(v)) return "holds punctuation no identifier has";
+  if (!/\d/.test(v)) return "has no digit: no publication number is letters alone";
+  return undefined;
+}
+
+/** Whether a possible identifier reads as publication numbers usually do (or is the patentId of one). */
+export function isUsualIdentifier(value: string): boolean {
+  return USUAL_FORM.test(identifierKey(value));
+}

@@ -6,6 +6,7 @@ import type { LoadedPipeline } from "../define/pipeline-file.js";
 import { billedItems, estimateCredits, type PriceTable } from "../define/prices.js";
 import { renderNumber, renderRequest } from "../define/template.js";
 import type { DateWindow } from "../define/windows.js";
+import { identifierScan } from "./identifiers.js";
 import { type ItemKeys, type ItemSplit, itemKeys, itemSplitOf } from "./item-parts.js";
 
 /** Validates a request before anything is sent (the client's `prepare`). */
@@ -214,9 +215,11 @@ export function callFactory(
   /** Every first request validated (as the client's `prepare` will), nothing kept. */
   const check = (values: string[] | undefined, list: ReturnType<typeof firsts>): void => {
     const issues: { value: string; error: ValidationError }[] = [];
+    const identifiers = identifierScan(p);
     for (let i = 0; i < list.count; i++) {
       try {
         const prepared = prepare(p.skill, list.at(i).body);
+        identifiers.add(prepared.body);
         // One value per call: a value holding several identifiers would be billed for each.
         const items = values && !p.batch ? billedItems(p.skill, prepared.body) : 1;
         if (items > 1) {
@@ -233,7 +236,10 @@ export function callFactory(
         else throw err;
       }
     }
-    if (!issues.length) return;
+    if (!issues.length) {
+      identifiers.finish();
+      return;
+    }
     const name = p.input!.name;
     throw new ValidationError(
       `input of pipeline ${p.name}`,

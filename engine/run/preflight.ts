@@ -2,6 +2,7 @@ import { staticInput } from "../define/inputs.js";
 import type { ParamValues } from "../define/params.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import type { PriceTable } from "../define/prices.js";
+import { unusualIdentifiers } from "../extract/identifiers.js";
 import type { Prepare } from "../extract/planned-calls.js";
 import { pipelineCallFactory } from "../extract/windowed-calls.js";
 import { checkReportPipeline } from "../reports/csv-table.js";
@@ -11,7 +12,8 @@ import { checkReportPipeline } from "../reports/csv-table.js";
  * inputs that come from params, lists or files, and the requests they make (validated like any
  * call), and a window block's range. A bad value throws the ValidationError the run would meet
  * later, so a rejected run sends nothing and writes nothing, not even its run row. Inputs read from
- * the warehouse or a sheet are checked when the run reaches them.
+ * the warehouse or a sheet are checked when the run reaches them. Returns the warnings the run
+ * gives: identifiers of an unusual form, asked for all the same.
  *
  * @example preflight([loadPipeline("patent-claims")], [{ patent: ["US1,…101 ids"] }], prices, client.prepare);
  * // throws: invalid request to patent-claims: patentNumber: at most 100 values …
@@ -21,12 +23,14 @@ export function preflight(
   params: ParamValues[],
   prices: PriceTable,
   prepare: Prepare,
-): void {
-  pipelines.forEach((p, i) => {
+): string[] {
+  return pipelines.flatMap((p, i) => {
     if (p.report) checkReportPipeline(p);
     const values = staticInput(p, params[i] ?? {});
     // A window block's values are checked here, whatever the input.
     const factory = pipelineCallFactory(p, params[i] ?? {}, prices, prepare);
-    if (values !== "dynamic") factory.initial(values);
+    if (values === "dynamic") return [];
+    factory.initial(values);
+    return unusualIdentifiers(p, values);
   });
 }

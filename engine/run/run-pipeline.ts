@@ -7,6 +7,7 @@ import { isLoaded } from "../../store/part-loads.js";
 import { inputScope, resolveInput, type SheetReader, staticInput } from "../define/inputs.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import type { PriceTable } from "../define/prices.js";
+import { unusualIdentifiers } from "../extract/identifiers.js";
 import { answerKeeper } from "../extract/keep-answers.js";
 import { paidCall, succeeded } from "../extract/paid-call.js";
 import {
@@ -83,6 +84,8 @@ export async function planPipelineCalls(s: RunSession, env: RunEnv, c: Compiled)
   const factory = callFactory(p, c.params, env.prices, env.client.prepare.bind(env.client));
   const items = await freshItemsFirst(s, c, factory, values);
   const calls = factory.initial(items.toAsk, known !== "dynamic");
+  // Static values were checked, and warned of, by the preflight.
+  if (known === "dynamic") s.warnings.push(...unusualIdentifiers(p, items.toAsk));
   s.counters.callsPlanned += calls.count;
   const all = calls.count === 0 && values?.length === 0 ? await inputScope(p, ctx) : undefined;
   if (all) {

@@ -117,9 +117,10 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
   const prices = o.prices ?? loadPrices();
   // Before the warehouse is migrated or given tables: a refused run leaves nothing behind.
   const pricing = await checkRunPricing(o.warehouse, { ...o, prices });
-  const compiled = await preparePipelines(o.warehouse, o.pipelines, given, (params) =>
-    preflight(o.pipelines, params, prices, o.client.prepare.bind(o.client)),
-  );
+  let early: string[] = [];
+  const compiled = await preparePipelines(o.warehouse, o.pipelines, given, (params) => {
+    early = preflight(o.pipelines, params, prices, o.client.prepare.bind(o.client));
+  });
   if (o.refresh) for (const c of compiled) c.freshnessMs = 0;
   shareRateLimit(o.client, o.warehouse);
   const env = {
@@ -147,6 +148,7 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     },
     async (s) => {
       if (o.ceilings) s.ceilings = [...s.ceilings, ...o.ceilings];
+      s.warnings.push(...early);
       const pool = o.client.config?.connections;
       if (pool && env.concurrency > pool)
         s.notes.push(

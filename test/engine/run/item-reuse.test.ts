@@ -238,7 +238,8 @@ describe.each(WAREHOUSE_KINDS)("per-item reuse on %s", (kind) => {
     it("unknown identifiers are remembered: not paid for twice within freshness", async () => {
       const { emulator, client } = await emulatorWithClient();
       const w = await openWarehouse(freshWarehouseUrl(kind));
-      const unknown = ["XX1", "NOT-A-PATENT", "ZZ99"];
+      // Unknown, yet possible identifiers: one that cannot be one is refused before any call.
+      const unknown = ["XX1", "NOT-A-PATENT-1", "ZZ99"];
       try {
         const run = (patent: string[]) =>
           runPipelines({
