@@ -98,6 +98,17 @@ export function designPatentDetection(body: Body): Record<string, unknown> {
       ? body["regions"].split(",").map((r) => r.trim())
       : ["US", "EU", "CN"];
   const count = Math.min(Number(body["topNumber"]), rng.int(1, 30));
+  // patentStatus "1" asks for valid designs only, "0" for lapsed ones; topLoc for those Locarno classes.
+  const statuses = String(body["patentStatus"] ?? "1,0")
+    .split(",")
+    .map((v) => v.trim());
+  const locs =
+    typeof body["topLoc"] === "string" && body["topLoc"].trim() !== ""
+      ? body["topLoc"]
+          .split(",")
+          .map((c) => Number(c.trim()))
+          .filter((n) => n >= 1 && n <= 32)
+      : [];
   const data = Array.from({ length: count }, (_, i) => {
     const office = rng.pick(regions);
     const pn =
@@ -105,7 +116,8 @@ export function designPatentDetection(body: Body): Record<string, unknown> {
         ? `USD${rng.int(850, 999)}${rng.digits(3)}S`
         : knownPublicationNumber(rng, [office === "EU" ? "EP" : office]);
     const applicationDay = randomDay(rng, 2012, 2023);
-    const granted = rng.chance(0.8);
+    const drawn = rng.chance(0.8);
+    const granted = statuses.includes("1") && statuses.includes("0") ? drawn : statuses.includes("1");
     const applicant = rng.pick(ORGANISATIONS);
     const tro = rng.chance(0.15);
     return {
@@ -129,7 +141,7 @@ export function designPatentDetection(body: Body): Record<string, unknown> {
         body["enableRadar"] === true
           ? { same: rng.chance(0.3), exp: "Outline and proportions are similar." }
           : null,
-      patentLoc: `${String(rng.int(1, 32)).padStart(2, "0")}-${String(rng.int(1, 9)).padStart(2, "0")}`,
+      patentLoc: `${String(locs.length > 0 ? rng.pick(locs) : rng.int(1, 32)).padStart(2, "0")}-${String(rng.int(1, 9)).padStart(2, "0")}`,
       locOneInfo: "Household goods, not elsewhere specified",
       locTwoInfo: null,
       patentValidity: granted ? "valid" : "invalid",

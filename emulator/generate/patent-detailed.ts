@@ -52,8 +52,7 @@ export function detailedBibliography(p: PatentProfile): Record<string, unknown> 
     relatedDocuments: p.family.simple
       .filter((pn) => pn !== p.pn)
       .map((pn) => ({ pn, relation: "family member" })),
-    pctOrRegionalFilingData:
-      p.country === "WO" ? { docNumber: p.applicationNo, date: ymdInt(p.filingDay) } : null,
+    pctOrRegionalFilingData: p.pct ? { docNumber: p.pct.applicationNo, date: ymdInt(p.pct.filingDay) } : null,
     pctOrRegionalPublishingData:
       p.country === "WO" ? { docNumber, kind: p.kind, date: ymdInt(p.publicationDay) } : null,
     exdt: ymdInt(p.expiryDay),

@@ -9,8 +9,8 @@ import { TECH_TOPICS } from "./vocabulary.js";
  * default date (so answers at the default date are those of the fixed index before it). Their
  * numbers carry the publication day (`US{yyyy}0{day of year}{serial}A1`, WO, JP and DE alike),
  * and years from 2025 on are never drawn for the fixed index, so the number alone tells a profile
- * when it was published. Each belongs to one technology topic; a query matches the topics it
- * names, and a new publication cites some earlier ones of its topic, so result sets cite each other.
+ * when it was published. Each belongs to one technology topic; a search finds those whose titles hold its words,
+ * and a new publication cites some earlier ones of its topic, so result sets cite each other.
  */
 
 const NEW_PUBLICATIONS_FROM = DEFAULT_EMULATOR_DAY + 1;
@@ -20,8 +20,6 @@ const CITATION_WINDOW = 90;
 const CITATION_PERCENT = 10;
 const OFFICES = ["US", "US", "US", "WO", "JP", "DE"] as const;
 const DAY_SEED = hashSeed("new-publications");
-const TOPIC_STOP_WORDS = new Set(["method", "device", "management", "array", "head"]);
-const TOPIC_WORDS = TECH_TOPICS.map((t) => t.split(" ").filter((w) => !TOPIC_STOP_WORDS.has(w)));
 
 export interface NewPublication {
   pn: string;
@@ -77,24 +75,11 @@ function publishedOn(day: number): NewPublication[] {
   return out;
 }
 
-/** New publications of the given topics from NEW_PUBLICATIONS_FROM to `until`, oldest first. */
-export function publishedUntil(topics: ReadonlySet<number>, until: number): NewPublication[] {
+/** Every new publication from NEW_PUBLICATIONS_FROM to `until`, oldest first. */
+export function publishedUntil(until: number): NewPublication[] {
   const out: NewPublication[] = [];
-  for (let d = NEW_PUBLICATIONS_FROM; d <= until; d++)
-    for (const p of publishedOn(d)) if (topics.has(p.topic)) out.push(p);
+  for (let d = NEW_PUBLICATIONS_FROM; d <= until; d++) out.push(...publishedOn(d));
   return out;
-}
-
-/** The topics a query names ("drone battery cooling" → battery…, cooling…); one by hash when it names none. */
-export function queryTopics(q: string): Set<number> {
-  const words = q
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w.length >= 4);
-  const named = (i: number) =>
-    (TOPIC_WORDS[i] ?? []).some((t) => words.some((w) => t.startsWith(w) || w.startsWith(t)));
-  const topics = TECH_TOPICS.map((_, i) => i).filter(named);
-  return new Set(topics.length > 0 ? topics : [hashSeed("query-topic", q) % TECH_TOPICS.length]);
 }
 
 /** Only numbers of the daily stream cite and are cited: a dated number typed by hand is in no one's references. */

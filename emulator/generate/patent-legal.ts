@@ -26,7 +26,8 @@ type Stage =
   | "withdrawn"
   | "refused"
   | "lapsed"
-  | "expired";
+  | "expired"
+  | "ceased";
 type Tag = "Licensed" | "Pledged" | "In Litigation";
 
 interface Step {
@@ -52,6 +53,8 @@ const STAGES: Record<Stage, { simple: "Pending" | "Active" | "Inactive"; text: s
   refused: { simple: "Inactive", text: "Refused" },
   lapsed: { simple: "Inactive", text: "Expired - Fee Related" },
   expired: { simple: "Inactive", text: "Expired - Lifetime" },
+  // A WO publication is an international application: never granted, its phase ends at 30 months.
+  ceased: { simple: "Inactive", text: "International Phase Ended" },
 };
 const TAGS: readonly Tag[] = ["Licensed", "Pledged", "In Litigation"];
 const TAG_EVENTS: Record<Tag, { on: [string, string]; off: [string, string] }> = {
@@ -112,6 +115,7 @@ function milestonesOf(p: PatentProfile): Step[] {
   const hit = milestoneCache.get(p.pn);
   if (hit) return hit;
   const rng = new Rng(hashSeed("legal", p.pn));
+  if (p.country === "WO") return cache(p.pn, internationalPhase(p, rng));
   const outcome = prosecutionOutcome(p, rng);
   const examBy = Math.min(p.publicationDay + 240, (outcome?.day ?? Number.POSITIVE_INFINITY) - 1);
   const steps: Step[] = [
@@ -126,9 +130,37 @@ function milestonesOf(p: PatentProfile): Step[] {
   ];
   if (outcome) steps.push(outcome);
   if (outcome?.stage === "granted") steps.push(endOfTerm(p, outcome.day, rng));
+  return cache(p.pn, steps);
+}
+
+function cache(pn: string, steps: Step[]): Step[] {
   if (milestoneCache.size >= 20_000) milestoneCache.clear();
-  milestoneCache.set(p.pn, steps);
+  milestoneCache.set(pn, steps);
   return steps;
+}
+
+/** A WO application: filed, published with its search report, its international phase over at 30 months. */
+function internationalPhase(p: PatentProfile, rng: Rng): Step[] {
+  return [
+    { day: p.filingDay, code: "APP", description: "International application filed", stage: "filed" },
+    {
+      day: p.publicationDay,
+      code: "PUB",
+      description: "International application published",
+      stage: "published",
+    },
+    {
+      day: p.publicationDay + rng.int(0, 120),
+      code: "ISR",
+      description: "International search report published",
+    },
+    {
+      day: Math.max(p.publicationDay + 1, p.priorityDay + 913),
+      code: "NPE",
+      description: "International phase ended; national phases entered",
+      stage: "ceased",
+    },
+  ];
 }
 
 /** A grant publication was granted on its grant day; an application is granted, withdrawn, refused or still pending. */

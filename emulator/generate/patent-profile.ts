@@ -1,8 +1,11 @@
 import { hashSeed, Rng } from "../random.js";
 import { isoDay } from "./dates.js";
+import { patentDates } from "./patent-dates.js";
 import { datedPublicationDay, newReferences, topicOfNew } from "./patent-fresh.js";
+import { indexEntry } from "./patent-index.js";
 import { isGrant, knownPublicationNumber, patentIdOf } from "./patent-numbers.js";
-import { ABSTRACT_FORMS, ORGANISATIONS, PERSON_NAMES, TECH_TOPICS, TITLE_FORMS } from "./vocabulary.js";
+import { abstractOf, isDesignNumber, subjectByHash, titleOf } from "./patent-subjects.js";
+import { ORGANISATIONS, PERSON_NAMES, TECH_TOPICS } from "./vocabulary.js";
 
 interface Party {
   name: string;
@@ -21,8 +24,12 @@ export interface PatentProfile {
   country: string;
   kind: string;
   granted: boolean;
+  /** A registered design (S kind): its title and claim say so. */
+  design: boolean;
   topicIndex: number;
   topic: string;
+  /** The phrases of its technology its title and abstract are written from. */
+  phrases: readonly string[];
   title: string;
   abstract: string;
   priorityDay: number;
@@ -31,6 +38,8 @@ export interface PatentProfile {
   grantDay: number | null;
   expiryDay: number;
   applicationNo: string;
+  /** The PCT application: a WO publication's own, or the one a national publication entered from. */
+  pct: { applicationNo: string; filingDay: number; entryDay: number | null } | null;
   applicants: Party[];
   inventors: Party[];
   assignees: Party[];
@@ -66,6 +75,7 @@ export interface PatentProfile {
 const IPC = [
   "H02J 50/10", "H01M 10/613", "H04N 25/75", "A61M 5/20", "H01L 31/048", "B25J 15/08",
   "H03M 7/30", "F04D 29/38", "A46B 9/04", "G06F 1/16", "B01D 71/68", "B62M 25/04",
+  "B64U 10/13", "F25B 30/02", "B60T 8/17", "G06N 3/08",
 ];
 
 const NON_PATENT_CITATIONS = [
@@ -92,19 +102,12 @@ function buildProfile(pn: string): PatentProfile {
   const country = pn.slice(0, 2);
   const kind = /[A-Z]\d?$/.exec(pn)?.[0] ?? "A";
   const granted = isGrant(pn);
-  // A dated number (a new publication) has its topic and day from the number; the draws are made
-  // all the same, so every other patent's profile stays what it always was.
-  const dated = datedPublicationDay(pn);
-  const drawnTopic = rng.int(0, TECH_TOPICS.length - 1);
-  const topicIndex = dated === null ? drawnTopic : topicOfNew(pn);
-  const topic = TECH_TOPICS[topicIndex] as string;
-  // Numbers that carry a year (US2021…A1, JP2020…A, WO2019…, DE102018…) are published that year.
-  const year = Number(/^(?:US|JP|WO|DE10)(20\d\d)/.exec(pn)?.[1] ?? rng.int(2010, 2023));
-  const drawnDay = Math.floor(Date.UTC(year, rng.int(0, 11), rng.int(1, 28)) / 86_400_000);
-  const publicationDay = dated ?? drawnDay;
-  const filingDay = publicationDay - rng.int(540, 620);
-  const priorityDay = filingDay - rng.int(0, 365);
-  const grantDay = granted ? publicationDay + rng.int(200, 900) : null;
+  // A dated number (a new publication) has its technology from the number; the index's entries theirs.
+  const dated = datedPublicationDay(pn) !== null;
+  const entry = indexEntry(pn);
+  const subject = entry?.subject ?? subjectByHash(pn, dated ? topicOfNew(pn) : undefined);
+  const topicIndex = subject.topic;
+  const { priorityDay, filingDay, publicationDay, grantDay } = patentDates(pn);
   const parties = (pool: readonly Party[], min: number, max: number) =>
     rng.sample(pool, rng.int(min, max)).map((p) => ({ ...p }));
   const applicants = parties(ORGANISATIONS, 1, 3);
@@ -114,30 +117,33 @@ function buildProfile(pn: string): PatentProfile {
   const inpadoc = [...simple, ...others(rng.int(0, 2))];
   const drawnCitedBy = others(rng.int(0, 12));
   // A new publication is cited only by newer ones, at the date (patent-fresh.ts).
-  const citedBy = dated === null ? drawnCitedBy : [];
+  const citedBy = dated ? [] : [...(entry?.citedBy ?? []), ...drawnCitedBy];
   const y5 = citedBy.length + rng.int(0, 4);
-  skipFormerLegalDraws(rng, grantDay !== null);
   const priorityClaims = Array.from({ length: rng.int(1, 2) }, (_, i) => ({
     number: `${applicants[0]?.country === "US" ? "US" : country}${rng.digits(8)}`,
     date: isoDay(priorityDay + i * 30),
     country: i === 0 ? country : "US",
   }));
+  const pct = pctOf(rng, pn, applicants[0]?.country ?? "US", { priorityDay, filingDay });
   return {
     pn,
     patentId: patentIdOf(pn),
     country,
     kind,
     granted,
+    design: subject.design,
     topicIndex,
-    topic,
-    title: TITLE_FORMS.en(topic),
-    abstract: ABSTRACT_FORMS.en(topic),
+    topic: TECH_TOPICS[topicIndex] as string,
+    phrases: subject.phrases,
+    title: titleOf(subject),
+    abstract: abstractOf(subject, rng.int(5, 40)),
     priorityDay,
     filingDay,
     publicationDay,
     grantDay,
-    expiryDay: filingDay + 20 * 365 + 5,
+    expiryDay: filingDay + (subject.design ? 15 : 20) * 365 + 5,
     applicationNo: `${country}${isoDay(filingDay).slice(0, 4)}${rng.digits(7)}`,
+    pct,
     applicants,
     inventors: parties(PERSON_NAMES, 1, 4),
     assignees: rng.chance(0.8) ? applicants.map((a) => ({ ...a })) : parties(ORGANISATIONS, 1, 2),
@@ -146,7 +152,7 @@ function buildProfile(pn: string): PatentProfile {
     cpcMain: `${IPC[topicIndex]}`.replace(/\/(\d+)$/, (_, g: string) => `/${g}${rng.int(1, 9)}`),
     cpcFurther: rng.sample(IPC, rng.int(1, 4)).map((c) => `${c} (2013.01)`),
     priorityClaims,
-    citedPatents: [...newReferences(pn), ...others(rng.int(0, 8))],
+    citedPatents: [...newReferences(pn), ...(entry?.cites ?? []), ...others(rng.int(0, 8))],
     citedNonPatents: rng.sample(NON_PATENT_CITATIONS, rng.int(0, 2)),
     citedBy,
     citedByCounts: {
@@ -164,7 +170,7 @@ function buildProfile(pn: string): PatentProfile {
       vendorId: (hashSeed("vendor-family", pn) % 900_000_000) + 100_000_000,
       vendor: [...simple],
     },
-    claimCount: rng.int(3, 24),
+    claimCount: subject.design ? 1 : rng.int(3, 24),
     contentUnavailable: rng.chance(0.1),
     relatedPn: simple[1] ?? knownPublicationNumber(rng, ["WO"]),
     imageCount: rng.int(0, 30),
@@ -174,10 +180,21 @@ function buildProfile(pn: string): PatentProfile {
 }
 
 /**
- * The legal status was once drawn here, from the same generator; its draws are still made so that
- * the members drawn after it (priority claims, citations, claims…) stay what they were.
+ * The PCT data: a WO publication is an international application; about a third of the national
+ * publications (not designs) entered the national phase from one, 30 months after the priority.
  */
-function skipFormerLegalDraws(rng: Rng, granted: boolean): void {
-  if (!granted) rng.next();
-  else if (!rng.chance(0.2)) rng.next();
+function pctOf(
+  rng: Rng,
+  pn: string,
+  applicantCountry: string,
+  d: { priorityDay: number; filingDay: number },
+): PatentProfile["pct"] {
+  const wo = pn.startsWith("WO");
+  const national = !wo && !isDesignNumber(pn) && rng.chance(0.35);
+  if (!wo && !national) return null;
+  return {
+    applicationNo: `PCT/${applicantCountry}${isoDay(d.filingDay).slice(0, 4)}/0${rng.digits(5)}`,
+    filingDay: d.filingDay,
+    entryDay: wo ? null : d.priorityDay + 913,
+  };
 }

@@ -20,7 +20,9 @@ const IMAGE_HOST = "https://patentimages.emulator.example";
 
 const ids = (p: PatentProfile) => ({ patentId: p.patentId, pn: p.pn });
 const langOf = (body: Body): Lang => (body["lang"] === "cn" || body["lang"] === "jp" ? body["lang"] : "en");
-const topicIn = (p: PatentProfile, lang: Lang) => TECH_TOPICS_BY_LANG[lang][p.topicIndex] ?? p.topic;
+// English texts speak of the patent's own subject; the translations of its technology.
+const topicIn = (p: PatentProfile, lang: Lang) =>
+  lang === "en" ? (p.phrases[0] ?? p.topic) : (TECH_TOPICS_BY_LANG[lang][p.topicIndex] ?? p.topic);
 const citedList = (pns: string[]) =>
   pns.map((pn, i) => ({
     pn,
@@ -107,12 +109,9 @@ const builders: Record<PatentIdentifierSlug, Build> = {
     loc: null,
     gbc: p.country === "CN" ? ["G06F", "H04L"] : null,
     priorityClaims: p.priorityClaims,
-    pctApplicationNo:
-      p.country === "WO"
-        ? `PCT/${p.applicants[0]?.country ?? "US"}${isoDay(p.filingDay).slice(0, 4)}/0${p.pn.slice(-7, -2)}`
-        : null,
-    pctFilingDate: p.country === "WO" ? ymdInt(p.filingDay) : null,
-    pctEntryDate: null,
+    pctApplicationNo: p.pct?.applicationNo ?? null,
+    pctFilingDate: p.pct ? ymdInt(p.pct.filingDay) : null,
+    pctEntryDate: p.pct?.entryDay == null ? null : ymdInt(p.pct.entryDay),
     citedPatents: citedList(p.citedPatents),
     citedNonPatents: p.citedNonPatents.map((text) => ({ text })),
   }),
@@ -168,8 +167,8 @@ const builders: Record<PatentIdentifierSlug, Build> = {
     const lang = langOf(body);
     return {
       ...ids(p),
-      title: TITLE_FORMS[lang](topicIn(p, lang)),
-      abstractText: ABSTRACT_FORMS[lang](topicIn(p, lang)),
+      title: lang === "en" ? p.title : TITLE_FORMS[lang](topicIn(p, lang)),
+      abstractText: lang === "en" ? p.abstract : ABSTRACT_FORMS[lang](topicIn(p, lang)),
       pnRelated: null,
     };
   },

@@ -59,7 +59,36 @@ export const TECH_TOPICS = [
   "folding display hinge",
   "water filtration membrane",
   "bicycle gear shifter",
+  "unmanned aerial vehicle",
+  "heat pump system",
+  "vehicle brake control",
+  "neural network training",
 ] as const;
+
+/**
+ * What the titles of each technology (index-aligned with TECH_TOPICS) are made of: a search finds
+ * the patents whose titles share its words, so "drone battery cooling" finds drone, battery and
+ * cooling titles.
+ */
+// biome-ignore format: one technology a line
+export const TOPIC_PHRASES: readonly (readonly string[])[] = [
+  ["wireless charging coil", "charging pad", "receiver coil", "power transmitter", "magnetic shield", "foreign object detector", "resonant circuit", "charging station"],
+  ["battery pack", "battery module", "cooling plate", "coolant channel", "thermal interface material", "cell temperature sensor", "battery cooling system", "heat exchanger"],
+  ["image sensor", "pixel array", "photodiode", "readout circuit", "color filter", "microlens", "camera module", "exposure controller"],
+  ["drug delivery device", "auto-injector", "infusion pump", "needle shield", "dose counter", "drug reservoir", "inhaler", "syringe plunger"],
+  ["solar cell", "encapsulant film", "photovoltaic module", "backsheet", "solar panel frame", "perovskite layer", "junction box", "anti-reflective coating"],
+  ["robotic gripper", "robot arm", "gripper finger", "vacuum suction cup", "force sensor", "end effector", "pick-and-place controller", "joint actuator"],
+  ["data compression", "entropy encoder", "video codec", "dictionary coder", "storage controller", "decompression engine", "bitstream parser", "compressed cache"],
+  ["cooling fan", "fan blade", "heat sink", "airflow duct", "fan motor", "cooling system", "vapor chamber", "air cooling module"],
+  ["electric toothbrush", "brush head", "bristle tuft", "oscillating drive", "pressure sensor", "charging base", "toothbrush handle", "oral care timer"],
+  ["folding display", "hinge mechanism", "flexible screen", "display panel", "torque shaft", "support plate", "foldable phone", "cover glass"],
+  ["water filtration membrane", "reverse osmosis module", "filter cartridge", "hollow fiber", "water purifier", "check valve", "pressure vessel", "sediment filter"],
+  ["bicycle gear shifter", "derailleur", "electric bicycle", "chain guide", "shift lever", "cassette sprocket", "battery mount", "bicycle frame"],
+  ["drone", "unmanned aerial vehicle", "drone battery", "propeller guard", "flight controller", "landing gear", "gimbal camera", "rotor arm"],
+  ["heat pump", "expansion valve", "refrigerant circuit", "compressor", "heat exchanger", "defrost controller", "four-way valve", "water heater"],
+  ["brake caliper", "brake control unit", "regenerative braking", "electric vehicle", "wheel speed sensor", "brake pedal", "hydraulic pump", "brake disc cooling"],
+  ["neural network", "training data", "machine learning model", "inference accelerator", "attention layer", "gradient compression", "edge device", "language model"],
+];
 
 /** TECH_TOPICS in the translation languages, index-aligned. */
 export const TECH_TOPICS_BY_LANG: Record<Lang, readonly string[]> = {
@@ -77,6 +106,10 @@ export const TECH_TOPICS_BY_LANG: Record<Lang, readonly string[]> = {
     "折叠显示屏铰链",
     "水过滤膜",
     "自行车变速器",
+    "无人机",
+    "热泵系统",
+    "车辆制动控制",
+    "神经网络训练",
   ],
   jp: [
     "ワイヤレス充電コイル",
@@ -91,6 +124,10 @@ export const TECH_TOPICS_BY_LANG: Record<Lang, readonly string[]> = {
     "折り畳みディスプレイヒンジ",
     "水ろ過膜",
     "自転車変速機",
+    "無人航空機",
+    "ヒートポンプシステム",
+    "車両ブレーキ制御",
+    "ニューラルネットワーク学習",
   ],
 };
 

@@ -95,9 +95,10 @@ describe("websearch-patent-search", () => {
       if (page * 10 < total) expect(data.pagination.next).toBe(page + 1);
     }
     expect(total).toBeGreaterThanOrEqual(15);
-    expect(total).toBeLessThanOrEqual(60);
+    // The query's words find that many titles in the index; ten pages hold them all.
+    expect(total).toBeLessThan(100);
     expect(numbers).toHaveLength(total);
-    for (const pn of numbers) expect(pn).toMatch(/^(US|EP|CN|JP|WO|KR|DE)\d+[A-Z]\d?$/);
+    for (const pn of numbers) expect(pn).toMatch(/^(US|EP|CN|JP|WO|KR|DE)D?\d+[A-Z]\d?$/);
     const bib = await post(emu, "patent-core-bibliography", {
       patentNumber: numbers.slice(0, 100).join(","),
     });
