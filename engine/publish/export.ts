@@ -166,9 +166,40 @@ async function planExport(w: Warehouse, req: ExportRequest): Promise<Planned[]> 
 
 function folderMustExist(file: string, given: string): void {
   const dir = dirname(file);
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    usage(`--out ${given}: the folder ${dir} does not exist (create it first)`);
-  }
+  if (!existsSync(dir)) usage(`--out ${given}: the folder ${dir} does not exist (create it first)`);
+  if (!statSync(dir).isDirectory()) usage(`--out ${given}: ${dir} is a file, not a folder`);
+}
+
+const WHY_NOT_WRITTEN: Record<string, string> = {
+  ENOENT: "no file can be made there",
+  EACCES: "permission denied",
+  EPERM: "not permitted",
+  EROFS: "the file system is read-only",
+  ENOSPC: "the disk is full",
+  EDQUOT: "the disk quota is used up",
+  EISDIR: "it is a folder",
+  ENOTDIR: "a part of the path is a file, not a folder",
+};
+
+/**
+ * The file system refused the file (or its temporary file beside it): a usage error naming --out,
+ * never the temporary name's bare ENOENT. Undefined for any other error.
+ */
+function cannotWrite(err: unknown, file: string, given: string): ValidationError | undefined {
+  const code = err && typeof err === "object" && "code" in err ? String(err.code) : "";
+  const why = WHY_NOT_WRITTEN[code];
+  if (!why) return undefined;
+  const where = resolve(given) === file ? "" : ` (${file})`;
+  return new ValidationError(
+    "export",
+    [
+      {
+        path: [],
+        message: `--out ${given}${where}: cannot be written: ${why} (${code}); give a file in a folder you can write`,
+      },
+    ],
+    { cause: err },
+  );
 }
 
 /** The columns of a query's result, read without its rows. */
@@ -244,7 +275,7 @@ async function exportOne(w: Warehouse, p: Planned, req: ExportRequest): Promise<
   } catch (err) {
     await writer?.abort();
     await rm(temp, { force: true });
-    throw err;
+    throw cannotWrite(err, p.file, req.out) ?? err;
   } finally {
     releaseTempFile(temp);
   }
