@@ -1,9 +1,10 @@
 /**
  * Times README's first `npx skillsync …` command as a new user meets it, right after `npm ci` in a
  * clean clone: `node --import tsx scripts/first-command.ts [--limit SECONDS]` (default 3). Exit 1
- * when the command fails, takes longer than the limit, or has not ended after two minutes (then it
- * is killed). npx gets a cache folder of its own, so no earlier `npx skillsync` in this folder can
- * hide a slow first one (npm 11 installs the folder into that cache on the first call).
+ * when the command fails, has not ended after two minutes (then it is killed), or takes longer
+ * than the limit in three tries. Each try gives npx a cache folder of its own, so no earlier
+ * `npx skillsync` in this folder can hide a slow first one (npm 11 installs the folder into that
+ * cache on the first call).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -53,29 +54,45 @@ async function timed(command: string, env: NodeJS.ProcessEnv): Promise<Timed> {
   return { code, seconds: (performance.now() - started) / 1000, output, killed };
 }
 
+/** One first call: a fresh npx cache; the emulator it started in the background is stopped after. */
+async function firstCall(command: string): Promise<Timed> {
+  const cache = mkdtempSync(join(tmpdir(), "skillsync-npx-cache-"));
+  const env = { ...process.env, npm_config_cache: cache, npm_config_update_notifier: "false" };
+  try {
+    return await timed(command, env);
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+    if (/\bemulator\b.*--detach/.test(command))
+      spawnSync(process.execPath, ["bin/skillsync.js", "emulator", "stop"], { cwd: root, stdio: "ignore" });
+  }
+}
+
+/** What one attempt says: stops the check (exit 1) when the command failed or hung. */
+function report(command: string, result: Timed, limit: number): void {
+  process.stdout.write(`${result.output.trimEnd()}\n`);
+  const figure = `${result.seconds.toFixed(2)} s (limit ${limit} s)`;
+  if (result.killed) {
+    process.stderr.write(
+      `README's first command \`${command}\` had not ended after ${KILL_AFTER_MS / 1000} s: killed\n`,
+    );
+    process.exit(1);
+  }
+  if (result.code !== 0) {
+    process.stderr.write(`README's first command \`${command}\` failed (exit ${result.code}) in ${figure}\n`);
+    process.exit(1);
+  }
+  const verdict = result.seconds <= limit ? "ok" : "too slow";
+  process.stdout.write(`README's first command \`${command}\`: exit 0 in ${figure}: ${verdict}\n`);
+}
+
 const limitAt = process.argv.indexOf("--limit");
 const limit = limitAt > 0 ? Number(process.argv[limitAt + 1]) : 3;
 const command = firstReadmeCommand(readFileSync(join(root, "README.md"), "utf8"));
-const cache = mkdtempSync(join(tmpdir(), "skillsync-npx-cache-"));
-const env = { ...process.env, npm_config_cache: cache, npm_config_update_notifier: "false" };
-const result = await timed(command, env);
-rmSync(cache, { recursive: true, force: true });
-// README's walkthrough starts an emulator in the background; what this check started, it stops.
-if (/\bemulator\b.*--detach/.test(command))
-  spawnSync(process.execPath, ["bin/skillsync.js", "emulator", "stop"], { cwd: root, stdio: "ignore" });
-
-process.stdout.write(`${result.output.trimEnd()}\n`);
-const figure = `${result.seconds.toFixed(2)} s (limit ${limit} s)`;
-if (result.killed) {
-  process.stderr.write(
-    `README's first command \`${command}\` had not ended after ${KILL_AFTER_MS / 1000} s: killed\n`,
-  );
-  process.exit(1);
+// A first call is measured up to three times, each from a fresh cache, so one stall of a shared
+// machine does not fail the check; a slow first call (a build, an install) is slow every time.
+for (let attempt = 1; attempt <= 3; attempt++) {
+  const result = await firstCall(command);
+  report(command, result, limit);
+  if (result.seconds <= limit) process.exit(0);
 }
-if (result.code !== 0) {
-  process.stderr.write(`README's first command \`${command}\` failed (exit ${result.code}) in ${figure}\n`);
-  process.exit(1);
-}
-const verdict = result.seconds <= limit ? "ok" : "too slow";
-process.stdout.write(`README's first command \`${command}\`: exit 0 in ${figure}: ${verdict}\n`);
-process.exit(result.seconds <= limit ? 0 : 1);
+process.exit(1);
