@@ -138,6 +138,26 @@ export class TransportError extends SkillApiError {
   }
 }
 
+/**
+ * What answered at the base URL is not the Skill API: a web page (HTML) refusing the path or the
+ * method (HTTP 4xx, 501) where the API answers JSON — a wrong --base-url. Nothing was billed: no
+ * operation ran. (A gateway's 502/503/504 page in front of the API stays a ServerError.)
+ */
+export class NotTheApiError extends SkillApiError {
+  readonly retryable = false;
+  readonly maybeCharged = false;
+  /** What answered, for a person: the status, the content type and the page's title or first words. */
+  readonly answered: string;
+  constructor(init: ApiErrorInit & { answered: string }) {
+    super(
+      "NOT_THE_API",
+      `${init.slug}: what answered is not the Skill API (${init.answered}); nothing was billed`,
+      init,
+    );
+    this.answered = init.answered;
+  }
+}
+
 /** The body is not the envelope, or `data` violates its schema. The call was likely billed. */
 export class ResponseShapeError extends SkillApiError {
   readonly retryable = false;

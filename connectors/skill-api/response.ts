@@ -5,6 +5,7 @@ import { type Envelope, envelopeSchema } from "../../schema/envelope.js";
 import {
   AccessError,
   AuthError,
+  NotTheApiError,
   PlatformError,
   RateLimitError,
   RequestError,
@@ -48,6 +49,8 @@ export function interpretResponse(slug: string, res: HttpResponse, dataSchema: z
   if (res.status === 403) throw new AccessError(init);
   if (res.status === 429)
     throw new RateLimitError({ ...init, retryAfterMs: parseRetryAfter(res.headers["retry-after"]) });
+  if (!parsed.ok && (res.status === 501 || (res.status >= 400 && res.status < 500)) && isWebPage(res, body))
+    throw new NotTheApiError({ ...init, answered: webPageSummary(res, body) });
   if (res.status >= 400 && res.status < 500)
     throw new RequestError({ ...init, detail: detailOf(parsed, body) });
   if (res.status >= 500) throw new ServerError(init);
@@ -118,6 +121,21 @@ function detailOf(parsed: Parsed, body: string): string | undefined {
     if (typeof msg === "string" && msg.trim() !== "") return snippet(msg);
   }
   return body.trim() === "" ? undefined : snippet(body);
+}
+
+/** An HTML page: the API answers JSON (or nothing), never markup. */
+function isWebPage(res: HttpResponse, body: string): boolean {
+  const type = String(res.headers["content-type"] ?? "");
+  return (
+    /text\/html|application\/xhtml/i.test(type) || /^\s*<(!doctype|html|head|body|title|h1)\b/i.test(body)
+  );
+}
+
+/** `HTTP 501, text/html: "Error response"`: the status, the type and the page's title or first words. */
+function webPageSummary(res: HttpResponse, body: string): string {
+  const type = String(res.headers["content-type"] ?? "no content type").split(";")[0];
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(body)?.[1] ?? body.replace(/<[^>]*>/g, " ");
+  return `HTTP ${res.status}, ${type}: "${snippet(title).slice(0, 80)}"`;
 }
 
 function snippet(text: string): string {

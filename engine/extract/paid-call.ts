@@ -1,5 +1,11 @@
 import type { Kysely } from "kysely";
-import { AccessError, AuthError, SkillApiError, TransportError } from "../../connectors/skill-api/errors.js";
+import {
+  AccessError,
+  AuthError,
+  NotTheApiError,
+  SkillApiError,
+  TransportError,
+} from "../../connectors/skill-api/errors.js";
 import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
 import { CreditCeilingError } from "../../core/errors.js";
 import { type Ceiling, releaseCredits, reserveCredits } from "../../store/budget.js";
@@ -167,18 +173,43 @@ const UNREACHABLE_AFTER = 3;
  * these (its own line is left out: the stop says it once).
  */
 function unreachable(ctx: PaidContext, err: SkillApiError): boolean {
-  if (!(err instanceof TransportError) || err.sent) {
+  const notSent = err instanceof TransportError && !err.sent;
+  if (!notSent && !(err instanceof NotTheApiError)) {
     ctx.state.unreachableStreak = 0;
     return false;
   }
   ctx.state.unreachableStreak = (ctx.state.unreachableStreak ?? 0) + 1;
+  ctx.state.unreachableDetail =
+    err instanceof NotTheApiError
+      ? `what answers there is not the Skill API: ${err.answered}`
+      : (/\(([^)]*)\)/.exec(err.message)?.[1] ?? err.message);
   if (ctx.state.unreachableStreak === UNREACHABLE_AFTER && !ctx.state.stop) {
-    const where = ctx.client.config ? ` at ${ctx.client.config.baseUrl}` : "";
-    const detail = /\(([^)]*)\)/.exec(err.message)?.[1] ?? err.message;
     ctx.state.stop = true;
-    ctx.state.unreachable = true;
-    ctx.state.stopReason ??= `the API${where} is unreachable: ${detail} (${UNREACHABLE_AFTER} connections in a row failed before sending; nothing was spent on them). Check --base-url or SKILL_API_BASE_URL, and that the API is up`;
+    markUnreachable(ctx.state, ctx.client.config?.baseUrl);
     ctx.report(ctx.state.stopReason);
   }
   return true;
+}
+
+function markUnreachable(state: RunState, baseUrl: string | undefined): void {
+  const n = state.unreachableStreak ?? 0;
+  const tried = n === 1 ? "the one connection" : `${n} connections in a row`;
+  state.unreachable = true;
+  const them = n === 1 ? "it" : "them";
+  state.stopReason ??= `the API${baseUrl ? ` at ${baseUrl}` : ""} is unreachable: ${state.unreachableDetail} (${tried} got no answer from the API; nothing was spent on ${them}). Check --base-url or SKILL_API_BASE_URL, and that the API is up`;
+}
+
+/**
+ * At the end of a run of fewer than UNREACHABLE_AFTER calls: when every call failed to connect
+ * before sending and none got through, the API was never reached — said as the streak says it
+ * (the run's exit is then 2, a setting), not as a call failure.
+ */
+export function neverReached(
+  state: RunState,
+  counters: { callsDone: number; callsFailed: number },
+  baseUrl: string | undefined,
+): void {
+  const n = state.unreachableStreak ?? 0;
+  if (state.unreachable || n === 0 || counters.callsDone > 0 || counters.callsFailed !== n) return;
+  markUnreachable(state, baseUrl);
 }

@@ -87,4 +87,6 @@ export interface RunState {
   unreachable?: boolean;
   /** Calls in a row whose connection failed before anything was sent (reset by any answer). */
   unreachableStreak?: number;
+  /** What the last of those connections ran into ("connection refused 127.0.0.1:1"). */
+  unreachableDetail?: string;
 }

@@ -8,6 +8,7 @@ import type { SheetReader } from "../define/inputs.js";
 import type { ParamValue } from "../define/params.js";
 import { type LoadedPipeline, readPipelineBytes } from "../define/pipeline-file.js";
 import { loadPrices, type PriceTable } from "../define/prices.js";
+import { neverReached } from "../extract/paid-call.js";
 import { shareRateLimit } from "../extract/rate-share.js";
 import type { CallFailure, SkillCaller } from "../extract/skill-caller.js";
 import { preflight } from "./preflight.js";
@@ -160,6 +161,7 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
         await (c.pipeline.window ? runWindowedPipeline : (o.runStage ?? runPipeline))(s, env, c);
         o.onPipelineEnd?.(c.pipeline.name, { ...s.counters });
       }
+      neverReached(s.state, s.counters, o.client.config?.baseUrl);
     },
   );
   return {

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { readerRoleName } from "../../connectors/warehouse/postgres/reader.js";
 import { afterTest } from "../helpers/after-test.js";
 import { cli } from "../helpers/cli.js";
+import { closedPort } from "../helpers/closed-port.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
 import { BUNDLE_DIR_ENV, nodeEntry } from "../helpers/node-entry.js";
 import { freshWarehouseUrl, PG_URL } from "../helpers/warehouses.js";
@@ -169,5 +171,38 @@ describe.skipIf(!PG_URL)("read commands on a Postgres database without a warehou
     }
     expect(await made(PG_URL!, schema)).toEqual({ tables: 0, role: false });
     expect(await made(database, "public")).toEqual({ tables: 0, role: false });
+  });
+});
+
+describe("the API not there, with fewer calls than the streak that stops a run", () => {
+  /** A web server where the API should be: every request gets an HTML page. */
+  async function webPage(status: number): Promise<string> {
+    const server = createHttpServer((_req, res) => {
+      res.writeHead(status, { "content-type": "text/html; charset=utf-8" });
+      res.end("<!doctype html><html><head><title>Welcome to nginx!</title></head><body>hi</body></html>");
+    });
+    afterTest(() => new Promise((resolve) => server.close(resolve)));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  }
+
+  it("one call refused, or answered by a web page: exit 2 naming --base-url, SKILL_API_BASE_URL and what answered", async () => {
+    const refused = `http://127.0.0.1:${await closedPort()}`;
+    const page = await webPage(404);
+    for (const [base, what] of [
+      [refused, "connection refused"],
+      [page, 'what answers there is not the Skill API: HTTP 404, text/html: "Welcome to nginx!"'],
+    ] as const) {
+      const db = join(folder(), "w.db");
+      const r = await cli(["run", "patent-search", "--param", "q=drone", "--db", db], {
+        SKILL_API_BASE_URL: base,
+        SKILL_API_KEY: DEMO_KEY,
+      });
+      expect(r.code, r.out + r.err).toBe(2);
+      expect(r.out + r.err).toContain(`the API at ${base} is unreachable: ${what}`);
+      expect(r.out + r.err).toMatch(/nothing was spent on it\)\. Check --base-url or SKILL_API_BASE_URL/);
+      const runs = await cli(["runs", "--db", db, "--json"]);
+      expect(JSON.parse(runs.out)[0].credits.spent).toBe(0);
+    }
   });
 });
