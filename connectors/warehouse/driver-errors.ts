@@ -17,6 +17,8 @@ const PG_READ_ONLY_TRANSACTION = "25006";
 const PG_INVALID_CATALOG_NAME = "3D000"; // the database does not exist
 const PG_INVALID_AUTHORIZATION = "28000"; // no such role, or pg_hba refuses it
 const PG_INVALID_PASSWORD = "28P01";
+// The server ended the session (pg_terminate_backend, a shutdown, a crash), or the link broke.
+const PG_CONNECTION_ENDED = new Set(["57P01", "57P02", "57P03", "08000", "08003", "08006"]);
 
 /** The driver's code of an error ("" when it has none). */
 export function driverErrorCode(err: unknown): string {
@@ -124,6 +126,17 @@ export function connectionErrorCode(err: unknown): string {
   if (/^E[A-Z]+$/.test(code)) return code;
   const inner = err instanceof AggregateError ? err.errors[0] : undefined;
   return inner ? connectionErrorCode(inner) : "";
+}
+
+/**
+ * Postgres: the connection under a statement was lost — the server ended the session or the
+ * network dropped it. pg says so with a SQLSTATE, a socket code, or only in its message.
+ */
+export function isConnectionLost(err: unknown): boolean {
+  const code = driverErrorCode(err);
+  if (PG_CONNECTION_ENDED.has(code) || code === "ECONNRESET" || code === "EPIPE") return true;
+  const msg = err instanceof Error ? err.message : "";
+  return /^Connection terminated|Client has encountered a connection error and is not queryable/.test(msg);
 }
 
 // SQLite's own, and the file system's when the file's folder cannot be made.

@@ -11,6 +11,7 @@ import { loadPrices, type PriceTable } from "../define/prices.js";
 import { neverReached } from "../extract/paid-call.js";
 import { shareRateLimit } from "../extract/rate-share.js";
 import type { CallFailure, SkillCaller } from "../extract/skill-caller.js";
+import { lostWarehouse, type RunPlace } from "./lost-warehouse.js";
 import { preflight } from "./preflight.js";
 import type { Compiled } from "./prepare.js";
 import { preparePipelines } from "./prepare.js";
@@ -133,6 +134,7 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
     allowRejects: o.allowRejects,
     refresh: o.refresh,
   };
+  let at: RunPlace | undefined;
   const { session: s, status } = await inRunSession(
     {
       warehouse: o.warehouse,
@@ -157,13 +159,16 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
         );
       for (const c of compiled) {
         if (s.state.stop) break;
+        at = { runId: s.runId, pipeline: c.pipeline.name, counters: s.counters };
         // A windowed pipeline records its windows as their calls load: it runs here (as reports do).
         await (c.pipeline.window ? runWindowedPipeline : (o.runStage ?? runPipeline))(s, env, c);
         o.onPipelineEnd?.(c.pipeline.name, { ...s.counters });
       }
       neverReached(s.state, s.counters, o.client.config?.baseUrl);
     },
-  );
+  ).catch((err: unknown) => {
+    throw lostWarehouse(err, o.warehouse, at) ?? err;
+  });
   return {
     runId: s.runId,
     resumed: s.resumed,

@@ -36,6 +36,10 @@ export class BoundedClient extends pg.Client {
     this.connection.stream.once("data", (chunk: Buffer) => {
       this.first = chunk.subarray(0, 120);
     });
+    // The server ending a session held between two statements (a transaction's client, checked
+    // out of the pool) emits "error" with no one listening: unheard, it ends the process. Heard
+    // here, the next statement on it fails instead ("not queryable"), where the run says so.
+    this.on("error", () => {});
   }
 
   // Both forms pg has: the pool connects with a callback, the rest of the code awaits.
