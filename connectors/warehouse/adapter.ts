@@ -182,6 +182,14 @@ export interface WarehouseAdapter {
    * (postgres/reader.ts), whose password the warehouse keeps in a table only its owner reads.
    */
   readonly loginRoles: boolean;
+  /**
+   * Has the database resolve one statement — its tables, columns and types — without running it
+   * or planning it, so nothing in it (a function, `explain analyze`) executes with the caller's
+   * privileges: SQLite compiles it (`EXPLAIN` returns its program, never runs it); Postgres parses
+   * and analyses it (`PREPARE`, then `DEALLOCATE`; functions run only at planning and execution).
+   * Throws the database's error for a statement it cannot resolve.
+   */
+  resolveStatement(db: Kysely<AnyDB>, text: string, params: readonly unknown[]): Promise<void>;
 }
 
 /** A JSON column's value: text in SQLite, already parsed by pg in Postgres. */

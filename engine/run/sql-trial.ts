@@ -1,5 +1,5 @@
 import { ident } from "../../connectors/warehouse/bulk.js";
-import { explainRead } from "../../connectors/warehouse/explain.js";
+import { resolveRead } from "../../connectors/warehouse/explain.js";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
 import { ValidationError } from "../../core/errors.js";
 import { inputQueries } from "../define/inputs.js";
@@ -14,7 +14,7 @@ const ROLL_BACK = Symbol("roll back the trial");
 /**
  * Checks the SQL a run hands the warehouse — the views its pipelines declare and, given their
  * params, their input queries — before anything is made: one transaction makes the tables and views
- * as `makeTables` would, explains each input query, and is always rolled back. A bad view or query
+ * as `makeTables` would, has the database resolve (never run) each input query, and is always rolled back. A bad view or query
  * is the pipeline file's ValidationError (exit 2) and the warehouse stays as it was: no table,
  * column, index or view of that run. With nothing to check no transaction is opened.
  *
@@ -34,10 +34,10 @@ export async function checkPipelineSql(
       if (!(await madeInTrial(trial, make.tables))) throw ROLL_BACK;
       for (const p of make.views) {
         await ensureViews(trial, p, make.tables);
-        for (const v of p.views) await explainView(trial, p, v.name);
+        for (const v of p.views) await resolveView(trial, p, v.name);
       }
       for (const [i, p] of pipelines.entries()) {
-        for (const q of queries[i] ?? []) await explainInput(trial, p, q.compile(trx));
+        for (const q of queries[i] ?? []) await resolveInput(trial, p, q.compile(trx));
       }
       throw ROLL_BACK;
     });
@@ -60,9 +60,9 @@ async function madeInTrial(trial: Warehouse, tables: LoadedPipeline[]): Promise<
 }
 
 /** SQLite makes a view whose columns or tables do not exist, and fails only where it is read: read it. */
-async function explainView(trial: Warehouse, p: LoadedPipeline, view: string): Promise<void> {
+async function resolveView(trial: Warehouse, p: LoadedPipeline, view: string): Promise<void> {
   try {
-    await explainRead(trial.db, trial.adapter.dialect, `select * from ${ident(view)}`, [], `view ${view}`);
+    await resolveRead(trial.adapter, trial.db, `select * from ${ident(view)}`, [], `view ${view}`);
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
     throw new ValidationError(`pipeline file ${p.file}`, [
@@ -71,13 +71,13 @@ async function explainView(trial: Warehouse, p: LoadedPipeline, view: string): P
   }
 }
 
-async function explainInput(
+async function resolveInput(
   trial: Warehouse,
   p: LoadedPipeline,
   q: { sql: string; parameters: readonly unknown[] },
 ): Promise<void> {
   try {
-    await explainRead(trial.db, trial.adapter.dialect, q.sql, q.parameters, `pipeline file ${p.file}`);
+    await resolveRead(trial.adapter, trial.db, q.sql, q.parameters, `pipeline file ${p.file}`);
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
     // The words of the run's own message (engine/define/inputs.ts), so both read alike.

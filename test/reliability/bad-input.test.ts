@@ -75,7 +75,11 @@ async function refused(
     f.sent++;
     problems.push(`${name}: ${emulator.ledger().totalCalls - calls} call(s) sent`);
   }
-  const changed = Object.keys({ ...before, ...after }).filter((t) => before[t] !== after[t]);
+  // A signed request's signature is recorded before anything else, so that it cannot be replayed
+  // (docs/server.md): that the request was seen, not an effect of it.
+  const changed = Object.keys({ ...before, ...after }).filter(
+    (t) => before[t] !== after[t] && !(kind === "server" && t === "skillsync_request_signatures"),
+  );
   if (changed.length) {
     f.written++;
     problems.push(`${name}: wrote to ${changed.map((t) => `${t} ${before[t]}→${after[t]}`).join(", ")}`);

@@ -154,6 +154,9 @@ async function pgState(
         );
         if (!wrote) continue;
       }
+      // The server records each signed request's signature before it acts, so that it cannot be
+      // replayed (docs/server.md): that a request was seen, not an effect of its statement.
+      if (runsBefore && r.name === "skillsync_request_signatures") continue;
       if (runsBefore && r.name === "skillsync_budgets") {
         const scope = String(j["scope"]);
         if (scope.startsWith("invocation:") && !runsBefore.has(scope.split(":")[1]!)) continue;

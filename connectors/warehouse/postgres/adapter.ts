@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { CompiledQuery, sql } from "kysely";
 import type { ColumnType } from "../../../schema/table.js";
 import type { StoredColumn, WarehouseAdapter } from "../adapter.js";
 import { atomically } from "../atomic.js";
@@ -35,6 +35,9 @@ const STORED_TYPES: Readonly<Record<string, ColumnType>> = {
 };
 
 /** Postgres, with its tables in `schema` (the connection's search_path) or the default one. */
+/** Names of the statements `resolveStatement` prepares, unique within the process. */
+let resolved = 0;
+
 export function postgresAdapter(schema: string | undefined): WarehouseAdapter {
   return {
     dialect: "postgres",
@@ -132,6 +135,14 @@ export function postgresAdapter(schema: string | undefined): WarehouseAdapter {
         where t.relname = ${table} and x.indisunique and x.indpred is null and x.indexprs is null
         order by i.relname = ${first} desc, x.indisprimary desc, i.relname, k.pos`.execute(db);
       return r.rows;
+    },
+
+    // The values are not needed: PREPARE infers each $n's type as the run's own read would.
+    async resolveStatement(db, text) {
+      // EXPLAIN would plan it, and planning runs immutable functions; PREPARE stops at analysis.
+      const name = `skillsync_resolve_${++resolved}`;
+      await db.executeQuery(CompiledQuery.raw(`prepare ${name} as ${text}`, []));
+      await db.executeQuery(CompiledQuery.raw(`deallocate ${name}`, []));
     },
 
     // The mark ends the view's `COMMENT ON VIEW`. Replacing a view waits for every query reading it

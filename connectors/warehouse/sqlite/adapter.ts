@@ -1,5 +1,5 @@
 import type SQLite from "better-sqlite3";
-import { sql } from "kysely";
+import { CompiledQuery, sql } from "kysely";
 import type { ColumnType } from "../../../schema/table.js";
 import type { StoredColumn, WarehouseAdapter } from "../adapter.js";
 import { atomically } from "../atomic.js";
@@ -153,6 +153,10 @@ const SQLITE: Omit<WarehouseAdapter, "synchronous" | "columns"> = {
       where il."unique" = 1 and il.partial = 0
       order by il.name = ${first} desc, il.origin = 'pk' desc, il.name, ii.seqno`.execute(db);
     return r.rows;
+  },
+
+  async resolveStatement(db, text, params) {
+    await db.executeQuery(CompiledQuery.raw(`explain ${text}`, [...params]));
   },
 
   // The mark is a comment inside the SQL, which SQLite keeps in sqlite_master.

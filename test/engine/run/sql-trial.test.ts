@@ -118,3 +118,34 @@ describe.each(WAREHOUSE_KINDS)("migrate --pipelines with a view that does not wo
     expect(await everything(kind, db)).toEqual([]);
   });
 });
+
+describe.skipIf(unavailable("postgres"))("the trial resolves an input query, never runs it", () => {
+  it("an input query's function does not run with the run's own login while the file is checked", async () => {
+    // EXPLAIN plans, and planning runs an immutable function called with constants; a sequence
+    // moves whatever rolls back: moved by the run's login (the reader has no use of it), it would
+    // show that checking the file ran the query with the run's privileges.
+    const db = freshWarehouseUrl("postgres");
+    const w = await openWarehouse(db);
+    const lastValue = async () =>
+      (await rows<{ is_called: boolean }>(w, "select is_called from trial_sequence"))[0]?.is_called;
+    try {
+      await rows(w, "create sequence trial_sequence");
+      // Declared immutable, so a planner evaluates a call with constant arguments once, itself.
+      await rows(
+        w,
+        "create function trial_tick() returns text language sql immutable as $$ select nextval('trial_sequence')::text $$",
+      );
+      const yaml = BAD_INPUT.replace("select keyword from trial_missing", "select trial_tick() as keyword");
+      const { emulator } = await emulatorWithClient();
+      const r = await cli(["run", pipelineFile(yaml), "--db", db], {
+        SKILL_API_BASE_URL: emulator.url,
+        SKILL_API_KEY: DEMO_KEY,
+      });
+      expect(r.code).toBe(2);
+      expect(await lastValue()).toBe(false);
+      expect(emulator.ledger().totalCalls).toBe(0);
+    } finally {
+      await w.close();
+    }
+  });
+});
