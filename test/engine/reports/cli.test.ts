@@ -88,7 +88,17 @@ describe("skillsync reports", () => {
     const prices = join(dirname(p.file), "zero-prices.yaml");
     writeFileSync(prices, `${p.report!.download}: 0\n`);
 
-    const args = ["reports", "retry", String(job!.id), "--db", db, "--max-credits", "100", "--prices", prices];
+    const args = [
+      "reports",
+      "retry",
+      String(job!.id),
+      "--db",
+      db,
+      "--max-credits",
+      "100",
+      "--prices",
+      prices,
+    ];
     const refused = await cli(args);
     expect(refused.code).toBe(2);
     expect(refused.err).toContain(
