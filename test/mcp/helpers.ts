@@ -7,6 +7,7 @@ import { nodeEntry } from "../helpers/node-entry.js";
 export interface McpSession {
   client: Client;
   /** Calls a tool and parses its JSON answer; `isError` says whether the server refused or failed. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read answers loosely and assert on them
   call(name: string, args?: Record<string, unknown>): Promise<{ json: any; isError: boolean; text: string }>;
   /** Everything the server process wrote to stderr so far. */
   stderr(): string;
