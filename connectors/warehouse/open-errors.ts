@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { ConfigurationError } from "../../core/errors.js";
 import { connectionErrorCode, isCannotOpen, isLoginRefused, isMissingDatabase } from "./driver-errors.js";
-import { CONNECT_TIMEOUT_MS, PostgresConnectError } from "./postgres/connect.js";
+import { PostgresConnectError } from "./postgres/connect.js";
 import { describeWarehouse, type WarehouseTarget } from "./url.js";
 
 /** Where every message below says the warehouse came from: the flag, else the variable. */
@@ -52,7 +52,7 @@ export function openFailure(err: unknown, target: WarehouseTarget): unknown {
 
 /** A server that took the connection but did not answer as Postgres: silent, or something else. */
 function notPostgres(err: PostgresConnectError, at: string): ConfigurationError {
-  const seconds = CONNECT_TIMEOUT_MS / 1000;
+  const seconds = err.timeoutMs / 1000;
   const what =
     err.answered === undefined
       ? `the server took the connection but sent nothing within ${seconds} s (a server that is not Postgres, or a firewall)`

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
+import { connectTimeoutMs } from "../../connectors/warehouse/postgres/connect.js";
 import { readerRoleName } from "../../connectors/warehouse/postgres/reader.js";
 import { afterTest } from "../helpers/after-test.js";
 import { cli } from "../helpers/cli.js";
@@ -69,24 +70,37 @@ describe("a Postgres address where something else listens", () => {
     const silent = await notPostgres(undefined);
     const redis = await notPostgres("-ERR unknown command 'FOO'\r\n");
     const env = { env: { DATABASE_URL: "" } };
-    // All at once: each waits out the 10 s connect time-out.
+    // All at once, each waiting out a connect time-out of 2 s (libpq's connect_timeout on the URL;
+    // 10 s without it, below).
     const [a, b, c] = await Promise.all([
-      cliProcess(["tables", "--db", `postgres://postgres@127.0.0.1:${silent}/x`], env),
-      cliProcess(["migrate", "--db", `postgres://postgres:pw-secret@127.0.0.1:${redis}/x`], env),
-      cliProcess(["runs"], { env: { DATABASE_URL: `postgres://postgres@127.0.0.1:${redis}/x?schema=s1` } }),
+      cliProcess(["tables", "--db", `postgres://postgres@127.0.0.1:${silent}/x?connect_timeout=2`], env),
+      cliProcess(
+        ["migrate", "--db", `postgres://postgres:pw-secret@127.0.0.1:${redis}/x?connect_timeout=2`],
+        env,
+      ),
+      cliProcess(["runs"], {
+        env: { DATABASE_URL: `postgres://postgres@127.0.0.1:${redis}/x?schema=s1&connect_timeout=2` },
+      }),
     ]);
     for (const r of [a, b, c]) {
       expect(r.code, r.err).toBe(2);
-      expect(r.ms).toBeLessThan(20_000);
+      expect(r.ms).toBeLessThan(12_000);
       expect(r.err).toMatch(/Check the host and port in --db \(or DATABASE_URL\)/);
     }
     expect(a.err).toContain(
-      `cannot reach Postgres at postgres://postgres@127.0.0.1:${silent}/x: the server took the connection but sent nothing within 10 s`,
+      `cannot reach Postgres at postgres://postgres@127.0.0.1:${silent}/x?connect_timeout=2: the server took the connection but sent nothing within 2 s`,
     );
     expect(b.err).toContain(`what answered there is not Postgres: it sent "-ERR unknown command 'FOO'"`);
     expect(b.err).not.toContain("pw-secret");
     expect(c.err).toContain("what answered there is not Postgres");
   }, 40_000);
+
+  it("waits 10 s to connect unless the URL's connect_timeout (seconds) says otherwise", () => {
+    expect(connectTimeoutMs("postgres://postgres@127.0.0.1/x")).toBe(10_000);
+    expect(connectTimeoutMs("postgres://postgres@127.0.0.1/x?connect_timeout=30")).toBe(30_000);
+    expect(connectTimeoutMs("postgres://postgres@127.0.0.1/x?connect_timeout=0")).toBe(10_000);
+    expect(connectTimeoutMs(undefined)).toBe(10_000);
+  });
 });
 
 describe("a database URL that is not one", () => {

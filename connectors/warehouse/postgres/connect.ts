@@ -1,11 +1,28 @@
 import pg from "pg";
 
 /**
- * How long opening one Postgres connection may take, TCP connect and startup (login) together
- * (docs/postgres.md). Without it a server that accepts connections but never speaks Postgres (a
+ * How long opening one Postgres connection may take, TCP connect and startup (login) together,
+ * unless the URL says otherwise (docs/postgres.md). Without it a server that accepts connections but never speaks Postgres (a
  * Redis on 6379, a firewall that swallows packets) leaves every command waiting for ever.
  */
-export const CONNECT_TIMEOUT_MS = 10_000;
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * The connect time-out of a connection string: libpq's `connect_timeout` (seconds) when the URL
+ * gives one, as psql and every libpq client read it, else CONNECT_TIMEOUT_MS.
+ *
+ * @example connectTimeoutMs("postgres://db.example/w?connect_timeout=30") // 30000
+ */
+export function connectTimeoutMs(connectionString: string | undefined): number {
+  let given: string | null = null;
+  try {
+    given = connectionString ? new URL(connectionString).searchParams.get("connect_timeout") : null;
+  } catch {
+    // Not a URL (a key=value string): the default holds.
+  }
+  const seconds = given === null ? Number.NaN : Number(given);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : CONNECT_TIMEOUT_MS;
+}
 
 /** The first byte of every answer Postgres gives a startup message: authentication, error, notice, SSL yes/no, protocol version. */
 const POSTGRES_FIRST_BYTES = new Set(["R", "E", "N", "S", "v"]);
@@ -18,6 +35,8 @@ export class PostgresConnectError extends Error {
   constructor(
     readonly answered: string | undefined,
     cause: unknown,
+    /** The time-out the connection had. */
+    readonly timeoutMs: number,
   ) {
     super(answered === undefined ? "no answer" : "not a Postgres server", { cause });
   }
@@ -30,9 +49,12 @@ export class PostgresConnectError extends Error {
  */
 export class BoundedClient extends pg.Client {
   private first: Buffer | undefined;
+  private readonly timeoutMs: number;
 
   constructor(config: pg.ClientConfig = {}) {
-    super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    const timeoutMs = connectTimeoutMs(config.connectionString);
+    super({ ...config, connectionTimeoutMillis: timeoutMs });
+    this.timeoutMs = timeoutMs;
     this.connection.stream.once("data", (chunk: Buffer) => {
       this.first = chunk.subarray(0, 120);
     });
@@ -56,7 +78,7 @@ export class BoundedClient extends pg.Client {
     const first = this.first;
     if (first && POSTGRES_FIRST_BYTES.has(String.fromCharCode(first[0]!)) && !timedOut(err)) return err;
     if (!first && !timedOut(err)) return err;
-    return new PostgresConnectError(first && printable(first), err);
+    return new PostgresConnectError(first && printable(first), err, this.timeoutMs);
   }
 }
 
