@@ -1,5 +1,4 @@
 import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { createServer, type Socket } from "node:net";
@@ -14,7 +13,7 @@ import { cli } from "../helpers/cli.js";
 import { closedPort } from "../helpers/closed-port.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
 import { BUNDLE_DIR_ENV, nodeEntry } from "../helpers/node-entry.js";
-import { freshWarehouseUrl, PG_URL } from "../helpers/warehouses.js";
+import { freshWarehouseUrl, PG_URL, throwawayDatabase } from "../helpers/warehouses.js";
 
 // Issue 47 §3: a mistake in where the warehouse is never hangs, and never becomes something else.
 
@@ -129,24 +128,6 @@ describe("a database URL that is not one", () => {
 });
 
 describe.skipIf(!PG_URL)("read commands on a Postgres database without a warehouse", () => {
-  /** A database of its own, dropped after the test. */
-  async function throwawayDatabase(): Promise<string> {
-    const name = `h_empty_${randomBytes(5).toString("hex")}`;
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    await admin.query(`create database "${name}"`);
-    await admin.end();
-    afterTest(async () => {
-      const c = new pg.Client({ connectionString: PG_URL });
-      await c.connect();
-      await c.query(`drop database if exists "${name}" with (force)`);
-      await c.end();
-    });
-    const u = new URL(PG_URL!);
-    u.pathname = `/${name}`;
-    return u.toString();
-  }
-
   /** The tables of `schema` in the database of `url`, and whether its reader role exists. */
   async function made(url: string, schema: string): Promise<{ tables: number; role: boolean }> {
     const c = new pg.Client({ connectionString: url });
@@ -173,7 +154,7 @@ describe.skipIf(!PG_URL)("read commands on a Postgres database without a warehou
     await admin.connect();
     await admin.query(`create schema "${schema}"`);
     await admin.end();
-    const database = await throwawayDatabase();
+    const { url: database } = await throwawayDatabase("h_empty");
     for (const db of [inSchema, database]) {
       for (const args of [["tables"], ["runs"], ["budget"], ["reports", "list"], ["sql", "select 1"]]) {
         const r = await cli([...args, "--db", db]);

@@ -54,3 +54,24 @@ export function freshWarehouseUrl(kind: WarehouseKind): string {
   const sep = PG_URL!.includes("?") ? "&" : "?";
   return `${PG_URL}${sep}schema=${schema}`;
 }
+
+/**
+ * A Postgres database of its own, dropped after the test (sessions ended with it): for what a
+ * schema cannot isolate — a database without any warehouse, ending every session of one.
+ */
+export async function throwawayDatabase(prefix: string): Promise<{ url: string; name: string }> {
+  const name = `${prefix}_${randomBytes(5).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`create database "${name}"`);
+  await admin.end();
+  afterTest(async () => {
+    const c = new pg.Client({ connectionString: PG_URL });
+    await c.connect();
+    await c.query(`drop database if exists "${name}" with (force)`);
+    await c.end();
+  });
+  const u = new URL(PG_URL!);
+  u.pathname = `/${name}`;
+  return { url: u.toString(), name };
+}

@@ -1,37 +1,18 @@
 import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { afterTest } from "../../helpers/after-test.js";
 import { cli } from "../../helpers/cli.js";
 import { DEMO_KEY, emulatorWithClient } from "../../helpers/emulator.js";
 import { nodeEntry } from "../../helpers/node-entry.js";
-import { PG_URL } from "../../helpers/warehouses.js";
+import { PG_URL, throwawayDatabase } from "../../helpers/warehouses.js";
 
 // Issue 47: a Postgres that drops the connection gave the driver's bare "Connection terminated
 // unexpectedly" (or ended the process on an unheard "error" event).
 
-/** A database of its own: ending every session of it touches no other test. */
-async function throwawayDatabase(): Promise<{ url: string; name: string }> {
-  const name = `lost_${randomBytes(5).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  await admin.query(`create database "${name}"`);
-  await admin.end();
-  afterTest(async () => {
-    const c = new pg.Client({ connectionString: PG_URL });
-    await c.connect();
-    await c.query(`drop database if exists "${name}" with (force)`);
-    await c.end();
-  });
-  const u = new URL(PG_URL!);
-  u.pathname = `/${name}`;
-  return { url: u.toString(), name };
-}
-
 describe.skipIf(!PG_URL)("the warehouse connection lost in the middle of a run", () => {
   it("says what was lost, where the run was and that nothing was half-written (exit 1); the same command resumes", async () => {
-    const { url, name } = await throwawayDatabase();
+    const { url, name } = await throwawayDatabase("lost");
     const { emulator } = await emulatorWithClient({ latencyMs: 200 });
     const env = { DATABASE_URL: url, SKILL_API_BASE_URL: emulator.url, SKILL_API_KEY: DEMO_KEY };
     expect((await cli(["migrate"], env)).code).toBe(0);
