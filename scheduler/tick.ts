@@ -174,7 +174,8 @@ async function runScheduled(
     spent = { credits: c.creditsSpent, rows: c.rowsWritten };
     ctx.log(
       `${when}: run ${s.runId}${s.resumed ? " (resumed)" : ""} ${s.status}: ${c.callsDone}/${c.callsPlanned} calls, ` +
-        `${c.callsFailed} failed, ${c.creditsSpent} credits, ${c.rowsWritten} rows${note ? `; ${note}` : ""}`,
+        `${c.callsFailed} failed, ${c.creditsSpent} credits${s.creditsEstimated ? " (estimated: catalog prices)" : ""}, ` +
+        `${c.rowsWritten} rows${note ? `; ${note}` : ""}`,
       {
         event: "schedule.run.finished",
         level: s.status === "succeeded" ? "info" : s.status === "failed" ? "error" : "warn",
@@ -182,6 +183,7 @@ async function runScheduled(
         runId: s.runId,
         status: s.status,
         counters: c,
+        creditsEstimated: s.creditsEstimated,
       },
     );
     for (const line of (await ctx.afterRun?.(w, sp, s, params)) ?? [])

@@ -12,8 +12,8 @@ const zeroPriced = new Map<string, Price>([
   ["marketplace-search", { perCall: 0, source: "file" }],
 ]);
 
-describe("a schedule over an operation priced 0", () => {
-  it("is refused at its tick without --allow-unpriced, and runs with a warning in the log with it", async () => {
+describe("a scheduled run and its prices", () => {
+  it("over an operation priced 0: refused at its tick without --allow-unpriced, run with a warning in the log with it", async () => {
     const { emulator, client } = await emulatorWithClient();
     const file = writeScheduledPipeline(tempDir(), { schedule: "  maxCredits: 5" });
 
@@ -43,5 +43,22 @@ describe("a schedule over an operation priced 0", () => {
     );
     await allowed.scheduler.stop(5000);
     expect(emulator.ledger().totalCalls).toBeGreaterThan(0);
+    // Priced by the price file (at 0): the tick's credits are no estimate.
+    expect(allowed.lines.join("\n")).toMatch(/succeeded: .* 0 credits, /);
+  });
+
+  it("says a tick's credits are estimated when the catalog priced them", async () => {
+    const { client } = await emulatorWithClient();
+    const file = writeScheduledPipeline(tempDir());
+    const guessed = await startTracked({
+      warehouse: await openTracked(freshWarehouseUrl("sqlite")),
+      client,
+      files: [file],
+    });
+    await until(async () => guessed.lines.find((l) => / succeeded: /.test(l)), 15_000, "a tick's run");
+    await guessed.scheduler.stop(5000);
+    expect(guessed.lines.find((l) => / succeeded: /.test(l))).toMatch(
+      /1 credits \(estimated: catalog prices\), /,
+    );
   });
 });
