@@ -121,7 +121,8 @@ interface TickRun {
   /** true counts towards the pause, false resets the count, undefined leaves it (ceiling, stop). */
   failed: boolean | undefined;
   note: string | undefined;
-  spent: { credits: number; rows: number };
+  /** `estimated`: the credits are the catalog's guesses, not a price file's (docs/pricing.md). */
+  spent: { credits: number; rows: number; estimated?: boolean };
 }
 
 /** The tick's run, its heart beating the slot; never throws (a run that could not start is `error`). */
@@ -139,7 +140,7 @@ async function runScheduled(
   let runStatus: string;
   let failed: boolean | undefined;
   let note: string | undefined;
-  let spent = { credits: 0, rows: 0 };
+  let spent: TickRun["spent"] = { credits: 0, rows: 0 };
   try {
     const params = paramsForTick(sp, tickAt);
     const s = await (ctx.run ?? runPipelines)({
@@ -171,7 +172,7 @@ async function runScheduled(
       s.status === "failed" ? true : s.status === "succeeded" || s.status === "warnings" ? false : undefined;
     note = s.stopReason ?? s.failures[0]?.message;
     const c = s.counters;
-    spent = { credits: c.creditsSpent, rows: c.rowsWritten };
+    spent = { credits: c.creditsSpent, rows: c.rowsWritten, estimated: s.creditsEstimated };
     ctx.log(
       `${when}: run ${s.runId}${s.resumed ? " (resumed)" : ""} ${s.status}: ${c.callsDone}/${c.callsPlanned} calls, ` +
         `${c.callsFailed} failed, ${c.creditsSpent} credits${s.creditsEstimated ? " (estimated: catalog prices)" : ""}, ` +

@@ -22,6 +22,8 @@ export interface RefreshRun {
   status: string;
   credits: number;
   rows: number;
+  /** The credits are the catalog's guesses, not a price file's: shown as ≈ (docs/pricing.md). */
+  estimated?: boolean | undefined;
   /** Why it failed or stopped. */
   note?: string | undefined;
   at: Date;
@@ -39,7 +41,8 @@ const minute = (d: Date) => `${d.toISOString().slice(0, 16).replace("T", " ")} U
 /** The header cell's note: what refreshes the tab, and how its last refresh went. */
 function refreshNote(p: LoadedPipeline, t: RefreshTarget, r: RefreshRun, problem?: string): string {
   const head = `Skillsync: scheduled refresh of ${p.name} (${t.cron}, ${t.timezone}; schedule ${t.scheduleId})`;
-  const figures = `${r.credits} credit${r.credits === 1 ? "" : "s"} · ${r.rows} row${r.rows === 1 ? "" : "s"}`;
+  const credits = `${r.estimated ? "≈" : ""}${r.credits} credit${r.credits === 1 ? "" : "s"}`;
+  const figures = `${credits} · ${r.rows} row${r.rows === 1 ? "" : "s"}`;
   const run = r.runId ? ` (run ${r.runId})` : "";
   const kept = "The rows below are from an earlier refresh.";
   if (problem) return `${head}\nLast refresh ${minute(r.at)}: FAILED: ${problem}${run}. ${kept}`;

@@ -178,7 +178,7 @@ export async function twoServersTrial(kind: WarehouseKind, cron: string, ticks: 
   const note = sheets.note(BOOK, "Hubs") ?? "";
   expect(note).toContain(`scheduled refresh of hub-search (${cron}, UTC; schedule ${id})`);
   expect(note).toMatch(
-    new RegExp(`succeeded · \\d+ credits? · ${values.length - 1} rows? \\(run ${last.run_id}\\)`),
+    new RegExp(`succeeded · ≈\\d+ credits? · ${values.length - 1} rows? \\(run ${last.run_id}\\)`),
   );
   expect(sheets.titles(BOOK)).toEqual(["Sheet1", "Hubs"]);
 }
