@@ -149,14 +149,19 @@ function noteFailure_(sheet, memo, err) {
 }
 
 /**
- * The outcome of the run a tab was filled from, for its note: { status, stopReason, credits }, or
+ * The outcome of the run a tab was filled from, for its note: { status, stopReason, credits, estimated }, or
  * null when the server cannot say now (the note then names the run only; the next refresh asks again).
  */
 function runOutcome_(runId) {
   if (!runId) return null;
   try {
     const r = callServer_('GET', '/runs/' + encodeURIComponent(String(runId)));
-    return { status: r.status, stopReason: r.stopReason || null, credits: r.credits ? r.credits.spent : 0 };
+    return {
+      status: r.status,
+      stopReason: r.stopReason || null,
+      credits: r.credits ? r.credits.spent : 0,
+      estimated: Boolean(r.credits && r.credits.estimated),
+    };
   } catch (err) {
     console.warn('Skillsync: could not read the outcome of run ' + runId + ': ' + messageOf_(err));
     return null;

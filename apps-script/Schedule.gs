@@ -139,14 +139,15 @@ function describeCron_(cron) {
   return 'cron ' + text;
 }
 
-/** "succeeded · 12 credits · 340 rows · 2024-05-01 07:31"; for a failure its note instead of the counts. */
+/** "succeeded · ≈12 credits · 340 rows · 2024-05-01 07:31" (≈: estimated prices); for a failure its note instead of the counts. */
 function lastScheduledRun_(last) {
   if (!last) return 'not run yet';
   const parts = [last.outcome];
   const ok = last.outcome === 'succeeded' || last.outcome === 'warnings';
   if (!ok && last.note) parts.push(last.note);
   else {
-    if (last.credits !== null && last.credits !== undefined) parts.push(plural_(last.credits, 'credit'));
+    if (last.credits !== null && last.credits !== undefined)
+      parts.push((last.creditsEstimated ? '≈' : '') + plural_(last.credits, 'credit'));
     if (last.rows !== null && last.rows !== undefined) parts.push(plural_(last.rows, 'row'));
     if (last.note) parts.push(last.note);
   }

@@ -162,13 +162,13 @@ function sourceText_(memo, quoted) {
   return (quoted ? 'the changes of table ' : 'changes of ') + name + since;
 }
 
-/** "run q… of marketplace-search: succeeded, 3 credits spent" (the stop reason, when there is one). */
+/** "run q… of marketplace-search: succeeded, ≈3 credits spent" (≈: estimated prices; the stop reason, when there is one). */
 function runText_(memo) {
   const run = 'run ' + memo.runId + ' of ' + memo.pipeline;
   const r = memo.run;
   if (!r) return run + ': its outcome could not be read from the server';
   const reason = r.stopReason ? ' (' + String(r.stopReason).slice(0, 200) + ')' : '';
-  return run + ': ' + r.status + reason + ', ' + plural_(r.credits, 'credit') + ' spent';
+  return run + ': ' + r.status + reason + ', ' + (r.estimated ? '≈' : '') + plural_(r.credits, 'credit') + ' spent';
 }
 
 function describeFilters_(filters) {

@@ -23,6 +23,8 @@ export interface LastRefresh {
   outcome: string;
   runId: string | null;
   credits: number | null;
+  /** The credits are the catalog's guesses, not a price file's (docs/pricing.md); null without a run. */
+  creditsEstimated: boolean | null;
   rows: number | null;
   note: string | null;
   finishedAt: string | null;
@@ -128,6 +130,7 @@ export async function lastRefreshes(w: Warehouse, ids: string[]): Promise<Map<st
       "t.note",
       "t.finished_at",
       "r.credits_spent",
+      "r.credits_estimated",
       "r.rows_written",
     ])
     .execute();
@@ -137,6 +140,8 @@ export async function lastRefreshes(w: Warehouse, ids: string[]): Promise<Map<st
       outcome: String(t.status === "skipped" ? "skipped" : (t.run_status ?? t.status)),
       runId: t.run_id === null ? null : String(t.run_id),
       credits: t.credits_spent === null || t.credits_spent === undefined ? null : Number(t.credits_spent),
+      creditsEstimated:
+        t.credits_estimated === null || t.credits_estimated === undefined ? null : Boolean(t.credits_estimated),
       rows: t.rows_written === null || t.rows_written === undefined ? null : Number(t.rows_written),
       note: t.note === null ? null : String(t.note),
       finishedAt: iso(t.finished_at),

@@ -99,7 +99,7 @@ describe("Run a pipeline", () => {
     for (const v of col("page")) expect(v).toBe(1);
     for (const v of col("sponsored")) expect(typeof v).toBe("boolean");
     expect(tab.notes.get("1,1")).toMatch(
-      /^Skillsync: table marketplace_search_results where run_id = r\d{14}-[0-9a-f]{8}\n\d+ rows, loaded \d{4}-\d\d-\d\d \d\d:\d\d\nrun q\d{14}-[0-9a-f]{8} of marketplace-search: succeeded, \d+ credits spent$/,
+      /^Skillsync: table marketplace_search_results where run_id = r\d{14}-[0-9a-f]{8}\n\d+ rows, loaded \d{4}-\d\d-\d\d \d\d:\d\d\nrun q\d{14}-[0-9a-f]{8} of marketplace-search: succeeded, ≈\d+ credits spent$/,
     );
 
     // The keywords the run started from were not touched.

@@ -248,7 +248,7 @@ describe.skipIf(mode === "skip")("Schedule this tab…", () => {
       "Results",
       when,
       shown(results.nextRunAt),
-      `succeeded · ${plural(results.last.credits, "credit")} · ${plural(results.last.rows, "row")} · ${shown(results.last.finishedAt)}`,
+      `succeeded · ≈${plural(results.last.credits, "credit")} · ${plural(results.last.rows, "row")} · ${shown(results.last.finishedAt)}`,
       "Delete",
     ]);
     // A run that did not load says why instead of its figures, in red.

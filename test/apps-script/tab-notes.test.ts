@@ -33,7 +33,8 @@ describe("the header cell's note", () => {
     const written = project.call("writeRunTable", run.runId, "Run tab");
     expect(written).toMatchObject({ complete: true, written: run.rows.written });
     const rowsNote = `${run.rows.written} rows, loaded ${TIME}`;
-    const runLine = `run ${run.runId} of marketplace-search: succeeded, ${run.credits.spent} credits spent`;
+    // ≈: the built-in prices are estimates (docs/pricing.md).
+    const runLine = `run ${run.runId} of marketplace-search: succeeded, ≈${run.credits.spent} credits spent`;
     const head = `Skillsync: table ${TABLE} where run_id = ${run.warehouseRunId}`;
     expect(note(env, "Run tab")).toMatch(new RegExp(`^${head}\\n${rowsNote}\\n${runLine}$`));
 
@@ -42,7 +43,7 @@ describe("the header cell's note", () => {
     expect(capped).toMatchObject({ status: "ceiling", credits: { spent: 1 } });
     project.call("writeRunTable", capped.runId, "Capped");
     expect(note(env, "Capped")).toContain(
-      `\nrun ${capped.runId} of marketplace-search: ceiling (${capped.stopReason}), 1 credit spent`,
+      `\nrun ${capped.runId} of marketplace-search: ceiling (${capped.stopReason}), ≈1 credit spent`,
     );
 
     // The server breaks; Refresh this tab fails, the tab keeps its rows, and the note says why.
