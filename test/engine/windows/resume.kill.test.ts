@@ -11,10 +11,15 @@ import { runChild } from "../child.js";
 import { rows } from "../fixtures.js";
 import { datedYaml } from "./fixtures.js";
 
+// The emulator publishes a patent or two a day at most, of one technology each: each query names a
+// word of every technology, so most of the 90 one-day windows hold rows (about 50 in all).
 const PARAMS = {
-  q: ["solid state battery", "drone propeller"],
-  start: ["2025-01-01"],
-  end: ["2025-03-31"],
+  q: [
+    "charging battery sensor drug solar robotic compression fan toothbrush display filtration bicycle drone pump brake neural",
+    "coil thermal pixel delivery cell gripper data blade head hinge membrane gear aerial heat vehicle network",
+  ],
+  start: ["2021-01-01"],
+  end: ["2021-03-31"],
   step: ["1d"],
 };
 
@@ -85,7 +90,8 @@ describe.each(WAREHOUSE_KINDS)("date windows: kill -9 and resume on %s", (kind) 
           await again.close();
         }
       })();
-      expect(expected.length).toBeGreaterThan(180);
+      // Enough windows with rows that one loaded twice would show (append: its rows twice).
+      expect(new Set(expected.map((r) => r["after"])).size).toBeGreaterThanOrEqual(30);
 
       const spec = { pipelines: [file], params: PARAMS, concurrency: 4 };
       const recordedAtKill: number[] = [];
