@@ -141,7 +141,9 @@ export async function lastRefreshes(w: Warehouse, ids: string[]): Promise<Map<st
       runId: t.run_id === null ? null : String(t.run_id),
       credits: t.credits_spent === null || t.credits_spent === undefined ? null : Number(t.credits_spent),
       creditsEstimated:
-        t.credits_estimated === null || t.credits_estimated === undefined ? null : Boolean(t.credits_estimated),
+        t.credits_estimated === null || t.credits_estimated === undefined
+          ? null
+          : Boolean(t.credits_estimated),
       rows: t.rows_written === null || t.rows_written === undefined ? null : Number(t.rows_written),
       note: t.note === null ? null : String(t.note),
       finishedAt: iso(t.finished_at),
