@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, expect, onTestFailed } from "vitest";
+import { expect, onTestFailed } from "vitest";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
 import { signedHeaders } from "../../server/index.js";
 import { startSheetsFake } from "../fakes/sheets-fake.js";
@@ -15,10 +15,20 @@ import { tempDir } from "./fixtures.js";
 
 const SECRET = "sheet-schedules-server-secret-0123456789";
 export const BOOK = "book-sheet-schedules";
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
-});
+
+/**
+ * Kills a server after the test and waits for it to end. Through `afterTest`, not a module-level
+ * `afterEach`: with files sharing modules (vitest `isolate: false`) that hook ran for the first
+ * file importing this one only, and the servers of the others outlived `npm test`.
+ */
+function killAfterTest(child: ChildProcess): void {
+  afterTest(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const ended = new Promise((done) => child.once("exit", done));
+    child.kill("SIGKILL");
+    await ended;
+  });
+}
 
 /** marketplace-search under another name that never reuses a stored answer: every tick pays and loads. */
 function pipelinesDir(): string {
@@ -42,7 +52,7 @@ async function serve(args: string[], env: Record<string, string>) {
       ...env,
     },
   });
-  children.push(child);
+  killAfterTest(child);
   const out = { text: "" };
   child.stdout!.on("data", (d: Buffer) => (out.text += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (out.text += d.toString()));
