@@ -24,7 +24,7 @@ describe("a scheduled run and its prices", () => {
       prices: zeroPriced,
     });
     await until(async () => refused.scheduler.ticks.length > 0, 15_000, "a tick of the refused schedule");
-    await refused.scheduler.stop(5000);
+    await refused.scheduler.stop();
     expect(refused.lines.join("\n")).toMatch(/marketplace-search is priced 0 by the price file/);
     expect(emulator.ledger().totalCalls).toBe(0);
 
@@ -41,7 +41,7 @@ describe("a scheduled run and its prices", () => {
       15_000,
       "the tick's warning",
     );
-    await allowed.scheduler.stop(5000);
+    await allowed.scheduler.stop();
     expect(emulator.ledger().totalCalls).toBeGreaterThan(0);
     // Priced by the price file (at 0): the tick's credits are no estimate.
     expect(allowed.lines.join("\n")).toMatch(/succeeded: .* 0 credits, /);
@@ -56,7 +56,7 @@ describe("a scheduled run and its prices", () => {
       files: [file],
     });
     await until(async () => guessed.lines.find((l) => / succeeded: /.test(l)), 15_000, "a tick's run");
-    await guessed.scheduler.stop(5000);
+    await guessed.scheduler.stop();
     expect(guessed.lines.find((l) => / succeeded: /.test(l))).toMatch(
       /1 credits \(estimated: catalog prices\), /,
     );
