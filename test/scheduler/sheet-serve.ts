@@ -1,34 +1,19 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { expect, onTestFailed } from "vitest";
+import { expect } from "vitest";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
 import { signedHeaders } from "../../server/index.js";
 import { startSheetsFake } from "../fakes/sheets-fake.js";
 import { afterTest } from "../helpers/after-test.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
-import { nodeEntry } from "../helpers/node-entry.js";
 import { startReceiver } from "../helpers/notify-receiver.js";
+import { serveProcess } from "../helpers/serve-process.js";
 import { until } from "../helpers/until.js";
 import { freshWarehouseUrl, type WarehouseKind } from "../helpers/warehouses.js";
 import { tempDir } from "./fixtures.js";
 
 const SECRET = "sheet-schedules-server-secret-0123456789";
 export const BOOK = "book-sheet-schedules";
-
-/**
- * Kills a server after the test and waits for it to end. Through `afterTest`, not a module-level
- * `afterEach`: with files sharing modules (vitest `isolate: false`) that hook ran for the first
- * file importing this one only, and the servers of the others outlived `npm test`.
- */
-function killAfterTest(child: ChildProcess): void {
-  afterTest(async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const ended = new Promise((done) => child.once("exit", done));
-    child.kill("SIGKILL");
-    await ended;
-  });
-}
 
 /** marketplace-search under another name that never reuses a stored answer: every tick pays and loads. */
 function pipelinesDir(): string {
@@ -40,30 +25,9 @@ function pipelinesDir(): string {
   return dir;
 }
 
-/** `skillsync serve` as its own process; resolves with its URL once it listens. */
-async function serve(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [...nodeEntry("cli/run.ts"), "serve", "--port", "0", ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: {
-      ...process.env,
-      DATABASE_URL: "",
-      SKILLSYNC_NOTIFY_URL: "",
-      SKILLSYNC_SERVER_SECRET: SECRET,
-      ...env,
-    },
-  });
-  killAfterTest(child);
-  const out = { text: "" };
-  child.stdout!.on("data", (d: Buffer) => (out.text += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (out.text += d.toString()));
-  onTestFailed(() => console.error(`--- serve output:\n${out.text.slice(-4000)}`));
-  const url = await until(
-    async () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out.text)?.[1],
-    30_000,
-    "serve to listen",
-  );
-  return { url, out };
-}
+/** `skillsync serve` as its own process, signed with this file's secret. */
+const serve = (args: string[], env: Record<string, string>) =>
+  serveProcess(args, { SKILLSYNC_SERVER_SECRET: SECRET, ...env });
 
 export async function call(
   url: string,
@@ -155,7 +119,7 @@ export async function twoServersTrial(kind: WarehouseKind, cron: string, ticks: 
   const id: string = made.json.schedule.id;
   // Both servers fire it (the other one finds it within its 5 s sync), whichever claims a tick.
   for (const s of servers)
-    await until(async () => s.out.text.includes(`sheet:${id}: hub-search`), 30_000, "the schedule taken up");
+    await until(async () => s.output().includes(`sheet:${id}: hub-search`), 30_000, "the schedule taken up");
   const done = (t: Tick) => t.finished_at !== null && t.run_status === "succeeded";
   await until(async () => (await ticksOf(w, id)).filter(done).length >= ticks, deadlineMs, `${ticks} ticks`);
 
@@ -164,7 +128,7 @@ export async function twoServersTrial(kind: WarehouseKind, cron: string, ticks: 
   const deletedAt = Date.now();
   // Both schedulers have taken it off their crons, and the runs already going have ended.
   for (const s of servers)
-    await until(async () => s.out.text.includes(`sheet:${id}: deleted`), 30_000, "the schedule removed");
+    await until(async () => s.output().includes(`sheet:${id}: deleted`), 30_000, "the schedule removed");
   await until(async () => (await ticksOf(w, id)).every((t) => t.finished_at !== null), 60_000, "runs to end");
 
   const all = await ticksOf(w, id);

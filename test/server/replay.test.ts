@@ -1,63 +1,23 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { describe, expect, it, onTestFailed } from "vitest";
+import { describe, expect, it } from "vitest";
 import { signedHeaders } from "../../server/index.js";
-import { afterTest } from "../helpers/after-test.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
-import { nodeEntry } from "../helpers/node-entry.js";
-import { until } from "../helpers/until.js";
+import { serveProcess } from "../helpers/serve-process.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
 import { SECRET, startTestServer } from "./helpers.js";
 
 // Issue 44: a captured signed request was accepted again after `serve` restarted and by a second
 // server of the same warehouse, because the used signatures lived in one process's memory.
 
-interface Serve {
-  url: string;
-  stop(): Promise<void>;
-}
-
-/** `skillsync serve` as its own process on `db`; resolves once it listens. */
-async function serve(db: string, api: string): Promise<Serve> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [...nodeEntry("cli/run.ts"), "serve", "--port", "0", "--db", db],
-    {
-      stdio: ["ignore", "pipe", "pipe"],
-      env: {
-        ...process.env,
-        DATABASE_URL: "",
-        SKILLSYNC_NOTIFY_URL: "",
-        SKILLSYNC_SERVER_SECRET: SECRET,
-        SKILL_API_BASE_URL: api,
-        SKILL_API_KEY: DEMO_KEY,
-        // A server with Google credentials takes sheet schedules; this one's are stored, never fired.
-        SKILLSYNC_SHEETS_ACCESS_TOKEN: "never-used-token",
-        SKILLSYNC_SHEETS_API_URL: "http://127.0.0.1:9/",
-      },
-    },
-  );
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  afterTest(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-    await exited;
+/** `skillsync serve` as its own process on `db`, calling the API at `api`. */
+const serve = (db: string, api: string) =>
+  serveProcess(["--db", db], {
+    SKILLSYNC_SERVER_SECRET: SECRET,
+    SKILL_API_BASE_URL: api,
+    SKILL_API_KEY: DEMO_KEY,
+    // A server with Google credentials takes sheet schedules; this one's are stored, never fired.
+    SKILLSYNC_SHEETS_ACCESS_TOKEN: "never-used-token",
+    SKILLSYNC_SHEETS_API_URL: "http://127.0.0.1:9/",
   });
-  let out = "";
-  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
-  onTestFailed(() => console.error(`--- serve output:\n${out.slice(-4000)}`));
-  const url = await until(
-    async () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1],
-    30_000,
-    "serve to listen",
-  );
-  return {
-    url,
-    async stop() {
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
-}
 
 const schedule = JSON.stringify({
   pipeline: "marketplace-search",
