@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { afterTest } from "../helpers/after-test.js";
 import { cli } from "../helpers/cli.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
+import { writePriceFile } from "../helpers/pipeline-files.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
 
 // Issue 44: a price file listing a paid operation at 0 let 14 paid calls through --max-credits 2
@@ -12,21 +9,13 @@ import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/ware
 const RUN = ["run", "marketplace-search", "--param", "keyword=desk mat", "--param", "keyword=cable tray"];
 const ESTIMATED = /credits are estimated: priced by the catalog, not the account's prices/;
 
-function priceFile(text: string): string {
-  const dir = mkdtempSync(join(tmpdir(), "skillsync-prices-"));
-  afterTest(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, "prices.yaml");
-  writeFileSync(file, text);
-  return file;
-}
-
 describe.each(WAREHOUSE_KINDS)("honest ceilings on %s", (kind) => {
   describe.skipIf(unavailable(kind))("", () => {
     it("a ceiling over an operation priced 0 is refused before any call; --allow-unpriced runs and says so", async () => {
       const { emulator } = await emulatorWithClient();
       const db = freshWarehouseUrl(kind);
       const env = { SKILL_API_BASE_URL: emulator.url, SKILL_API_KEY: DEMO_KEY };
-      const prices = priceFile("marketplace-search: 0\n");
+      const prices = writePriceFile("marketplace-search: 0\n");
       const args = [...RUN, "--db", db, "--prices", prices, "--max-credits", "2"];
 
       const refused = await cli(args, env);
@@ -55,7 +44,7 @@ describe.each(WAREHOUSE_KINDS)("honest ceilings on %s", (kind) => {
       const db = freshWarehouseUrl(kind);
       const env = { SKILL_API_BASE_URL: emulator.url, SKILL_API_KEY: DEMO_KEY };
       expect((await cli(["budget", "--db", db, "--daily", "10"])).code).toBe(0);
-      const r = await cli([...RUN, "--db", db, "--prices", priceFile("marketplace-search: 0\n")], env);
+      const r = await cli([...RUN, "--db", db, "--prices", writePriceFile("marketplace-search: 0\n")], env);
       expect(r.code).toBe(2);
       expect(r.err).toMatch(
         /marketplace-search is priced 0 by the price file: daily budget of 10 cannot bind/,
@@ -64,7 +53,10 @@ describe.each(WAREHOUSE_KINDS)("honest ceilings on %s", (kind) => {
       // Without a ceiling a 0 price binds nothing it should: the run goes ahead.
       const none = await cli(["budget", "--db", db, "--daily", "none"]);
       expect(none.code).toBe(0);
-      const free = await cli([...RUN, "--db", db, "--prices", priceFile("marketplace-search: 0\n")], env);
+      const free = await cli(
+        [...RUN, "--db", db, "--prices", writePriceFile("marketplace-search: 0\n")],
+        env,
+      );
       expect(free.code).toBe(0);
     });
 
@@ -80,7 +72,7 @@ describe.each(WAREHOUSE_KINDS)("honest ceilings on %s", (kind) => {
       const guessedJson = await cli([...RUN, "--db", db, "--json", "--refresh"], env);
       expect(JSON.parse(guessedJson.out)).toMatchObject({ creditsEstimated: true, priceWarnings: [] });
 
-      const own = priceFile("marketplace-search: 1\n");
+      const own = writePriceFile("marketplace-search: 1\n");
       const billed = await cli(
         ["run", "marketplace-search", "--param", "keyword=lamp", "--db", db, "--prices", own],
         env,

@@ -27,3 +27,8 @@ export function removeWrittenPipelineFiles(): void {
   for (const dir of written) rmSync(dir, { recursive: true, force: true });
   written.clear();
 }
+
+/** Writes a price file (docs/pricing.md) into a fresh temp folder, which goes as pipeline files' do. */
+export function writePriceFile(text: string): string {
+  return writePipelineFile(text, {}, "prices.yaml");
+}

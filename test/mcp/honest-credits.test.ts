@@ -1,22 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { afterTest } from "../helpers/after-test.js";
 import { emulatorWithClient } from "../helpers/emulator.js";
+import { writePriceFile } from "../helpers/pipeline-files.js";
 import { freshWarehouseUrl } from "../helpers/warehouses.js";
 import { startMcp } from "./helpers.js";
 
 // Issue 44: MCP's total of 20 billed 40 and reported "spent 20", as if the catalog's guess were the bill.
 const KEY = "sk-mcp-test-secret-honest-7a2e";
-
-function priceFile(text: string): string {
-  const dir = mkdtempSync(join(tmpdir(), "skillsync-prices-"));
-  afterTest(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, "prices.yaml");
-  writeFileSync(file, text);
-  return file;
-}
 
 async function setup(...args: string[]) {
   const { emulator } = await emulatorWithClient({ keys: [{ key: KEY }] });
@@ -38,14 +27,14 @@ describe("the MCP run and budget tools say when credits are estimates", () => {
       note: expect.stringMatching(/credits are estimated/),
     });
 
-    const own = await setup("--prices", priceFile("marketplace-search: 1\n"));
+    const own = await setup("--prices", writePriceFile("marketplace-search: 1\n"));
     const billed = await own.run();
     expect(billed.json.credits.estimated).toBe(false);
     expect(billed.json.credits.note).toBeUndefined();
   });
 
   it("a 0 price under the server's total is refused; with --allow-unpriced the run warns", async () => {
-    const free = priceFile("marketplace-search: 0\n");
+    const free = writePriceFile("marketplace-search: 0\n");
     const refused = await setup("--prices", free);
     const answer = await refused.run();
     expect(answer.isError).toBe(true);

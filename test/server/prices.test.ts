@@ -1,7 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { pricesOption } from "../../cli/context.js";
 import { openWarehouse } from "../../connectors/warehouse/open.js";
@@ -10,6 +8,7 @@ import { setBudget } from "../../store/budget-status.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
 import { nodeEntry } from "../helpers/node-entry.js";
+import { writePriceFile } from "../helpers/pipeline-files.js";
 import { freshWarehouseUrl } from "../helpers/warehouses.js";
 import { SECRET, startTestServer } from "./helpers.js";
 
@@ -21,15 +20,9 @@ afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
 });
 
-function priceFile(): string {
-  const file = join(mkdtempSync(join(tmpdir(), "skillsync-prices-")), "prices.yaml");
-  writeFileSync(file, "marketplace-search: 3\n");
-  return file;
-}
-
 describe("prices everywhere pipelines run", () => {
   it("SKILLSYNC_PRICES is the default of --prices", () => {
-    const file = priceFile();
+    const file = writePriceFile("marketplace-search: 3\n");
     expect(pricesOption(undefined).get("marketplace-search")).toEqual({ perCall: 1, source: "catalog" });
     vi.stubEnv("SKILLSYNC_PRICES", file);
     expect(pricesOption(undefined).get("marketplace-search")).toEqual({ perCall: 3, source: "file" });
@@ -48,7 +41,7 @@ describe("prices everywhere pipelines run", () => {
       await migrateToLatest(w);
       await setBudget(w, "daily", 45);
       await w.close();
-      const file = priceFile();
+      const file = writePriceFile("marketplace-search: 3\n");
       const child = spawn(
         process.execPath,
         [

@@ -1,6 +1,3 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openWarehouse } from "../../../connectors/warehouse/open.js";
 import { ValidationError } from "../../../core/errors.js";
@@ -8,6 +5,7 @@ import { loadPrices } from "../../../engine/define/prices.js";
 import { runPipelines } from "../../../engine/run/runner.js";
 import { cli } from "../../helpers/cli.js";
 import { emulatorWithClient } from "../../helpers/emulator.js";
+import { writePriceFile } from "../../helpers/pipeline-files.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../../helpers/warehouses.js";
 import { builtin } from "../fixtures.js";
 
@@ -48,17 +46,11 @@ describe.each(WAREHOUSE_KINDS)("a run under a rate limit (%s)", (kind) => {
   });
 });
 
-function priceFile(text: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), "skillsync-prices-")), "prices.yaml");
-  writeFileSync(file, text);
-  return file;
-}
-
 describe("a skill's rate limit declared in the price file", () => {
   it("is read as calls per second; a wrong one is refused naming the skill", () => {
-    const prices = loadPrices(priceFile("marketplace-search: { perCall: 1, rateLimit: 300/m }\n"));
+    const prices = loadPrices(writePriceFile("marketplace-search: { perCall: 1, rateLimit: 300/m }\n"));
     expect(prices.get("marketplace-search")).toEqual({ perCall: 1, rateLimit: 5, source: "file" });
-    const bad = () => loadPrices(priceFile("marketplace-search: { perCall: 1, rateLimit: fast }\n"));
+    const bad = () => loadPrices(writePriceFile("marketplace-search: { perCall: 1, rateLimit: fast }\n"));
     expect(bad).toThrow(ValidationError);
     expect(bad).toThrow(/marketplace-search.*rateLimit/s);
   });
@@ -74,7 +66,7 @@ describe("a skill's rate limit declared in the price file", () => {
         pipelines: builtin("marketplace-search"),
         params: { keyword: Array.from({ length: 10 }, (_, i) => `paced ${i}`) },
         concurrency: 8,
-        prices: loadPrices(priceFile("marketplace-search: { perCall: 1, rateLimit: 5/s }\n")),
+        prices: loadPrices(writePriceFile("marketplace-search: { perCall: 1, rateLimit: 5/s }\n")),
       });
       expect(s).toMatchObject({ status: "succeeded", counters: { callsDone: 10, rateLimited: 0 } });
       // 10 calls 200 ms apart.
