@@ -66,3 +66,7 @@ export function printCsv(rows: Record<string, unknown>[]): void {
     [cols.map(quote).join(","), ...rows.map((r) => cols.map((c) => quote(r[c])).join(","))].join("\n"),
   );
 }
+
+/** Said once under credits priced by the catalog's guesses rather than a price file (docs/pricing.md). */
+export const ESTIMATED_CREDITS =
+  "credits are estimated: priced by the catalog, not the account's prices (give them in a price file: --prices; see docs/pricing.md)";

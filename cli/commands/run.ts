@@ -21,7 +21,7 @@ import {
 import { cliLog, logFormat } from "../log.js";
 import { runEvents } from "../log-run.js";
 import { notifyTargets, withNotifyOption } from "../notify-option.js";
-import { printJson, printLine, printTable } from "../output.js";
+import { ESTIMATED_CREDITS, printJson, printLine, printTable } from "../output.js";
 import { printWindowPlans } from "../plan-windows.js";
 import { makeReporter, progressLine } from "../progress.js";
 import { type RateFlags, rateSettings, withRateOptions } from "../rate-option.js";
@@ -82,10 +82,6 @@ function withStrict(cmd: Command): Command {
       "rejected records are expected: the run ends succeeded (exit 0), not warnings (exit 5), as rejects: allow in a pipeline file",
     );
 }
-
-/** Said once under a run's figures when some price is the catalog's guess (docs/pricing.md). */
-const ESTIMATED =
-  "credits are estimated: priced by the catalog, not the account's prices (give them in a price file: --prices; see docs/pricing.md)";
 
 /**
  * Exit code of a finished run: 0 done, 5 records rejected, 3 ceiling (resumable), 4 key or access
@@ -171,7 +167,7 @@ async function runCommand(refs: string[], flags: RunFlags): Promise<void> {
     else {
       printLine(`run ${summary.runId}${summary.resumed ? " (resumed)" : ""}: ${summary.status}`);
       printLine(progressLine(summary.counters));
-      if (summary.creditsEstimated) printLine(ESTIMATED);
+      if (summary.creditsEstimated) printLine(ESTIMATED_CREDITS);
       for (const w of summary.priceWarnings) printLine(`warning: ${w}`);
       if (summary.stopReason) printLine(`stopped: ${summary.stopReason}`);
       for (const n of summary.notes) printLine(`note: ${n}`);
@@ -248,7 +244,7 @@ async function planCommand(refs: string[], flags: RunFlags): Promise<void> {
     printLine(
       `credits: ${plan.credits} for the first pages, ${plan.creditsAtMost} at most${caveat}; nothing was sent`,
     );
-    if (estimated) printLine(ESTIMATED);
+    if (estimated) printLine(ESTIMATED_CREDITS);
   } finally {
     await client.close();
   }

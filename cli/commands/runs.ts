@@ -3,11 +3,7 @@ import { recentWarehouseRuns, runRowView } from "../../engine/publish/run-and-pi
 import { migrateToLatest } from "../../store/migrate.js";
 import { type RunDetail, runDetail } from "../../store/run-detail.js";
 import { dbOption, numberFlag, UsageError, withWarehouse } from "../context.js";
-import { printJson, printLine, printTable } from "../output.js";
-
-/** Said once under credits priced by the catalog's guesses rather than a price file (docs/pricing.md). */
-const ESTIMATED =
-  "credits are estimated: priced by the catalog, not the account's prices (give them in a price file: --prices; see docs/pricing.md)";
+import { ESTIMATED_CREDITS, printJson, printLine, printTable } from "../output.js";
 
 export function registerRunsCommand(program: Command): void {
   program
@@ -49,7 +45,7 @@ export function registerRunsCommand(program: Command): void {
               note: r.stopReason ?? r.errors[0]?.message ?? "",
             })),
           );
-          if (list.some((r) => r.credits.estimated)) printLine(`≈ ${ESTIMATED}`);
+          if (list.some((r) => r.credits.estimated)) printLine(`≈ ${ESTIMATED_CREDITS}`);
         },
         { existing: true },
       ),
@@ -68,7 +64,7 @@ function printRun(id: string, d: RunDetail | undefined, json: boolean): void {
       (r["finished_at"] ? ` · finished ${String(r["finished_at"]).slice(0, 19)}` : ""),
   );
   if (r["stop_reason"] ?? r["error"]) printLine(`note: ${r["stop_reason"] ?? r["error"]}`);
-  if (runRowView(r).credits.estimated) printLine(ESTIMATED);
+  if (runRowView(r).credits.estimated) printLine(ESTIMATED_CREDITS);
   printTable(
     d.pipelines.map((p) => ({
       pipeline: p.pipeline,
