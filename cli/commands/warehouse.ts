@@ -6,8 +6,7 @@ import { ValidationError } from "../../core/errors.js";
 import { loadPipeline } from "../../engine/define/pipeline-file.js";
 import { readOnlyQuery } from "../../engine/publish/query.js";
 import { isToolkitTable } from "../../engine/publish/read-table.js";
-import { tablesMadeBy } from "../../engine/run/make-tables.js";
-import { makeTables } from "../../engine/run/runner.js";
+import { makeTables, tablesMadeBy } from "../../engine/run/make-tables.js";
 import { checkPipelineSql } from "../../engine/run/sql-trial.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { type ReaderSetup, setUpReader } from "../../store/reader-login.js";
@@ -54,6 +53,13 @@ function readerLine(r: ReaderSetup): string {
 const READS = { existing: true };
 
 export function registerWarehouseCommands(program: Command): void {
+  registerMigrate(program);
+  registerTables(program);
+  registerSql(program);
+}
+
+/** `migrate`: the toolkit's tables, and with `--pipelines` those pipelines' tables and views. */
+function registerMigrate(program: Command): void {
   program
     .command("migrate")
     .description(
@@ -78,7 +84,10 @@ export function registerWarehouseCommands(program: Command): void {
         if (w.adapter.loginRoles) printLine(readerLine(await setUpReader(w)));
       });
     });
+}
 
+/** `tables`: the warehouse's tables with their row counts. */
+function registerTables(program: Command): void {
   program
     .command("tables")
     .description("list the warehouse's tables with their row counts")
@@ -97,7 +106,10 @@ export function registerWarehouseCommands(program: Command): void {
         READS,
       ),
     );
+}
 
+/** `sql`: one read-only statement, printed as a table, CSV or JSON. */
+function registerSql(program: Command): void {
   withReadDb(program.command("sql"))
     .description("run a read-only SQL query and print the result")
     .argument("<query>", "one SQL statement")
