@@ -44,20 +44,18 @@ export interface EmulatorFlags {
   date?: string;
 }
 
-/**
- * Turns the command-line flags into emulator options; every bad flag is reported at once.
- *
- * @example emulatorOptionsFromFlags({ port: "0", errorRate: "0.1" }) // { port: 0, errorRate: 0.1, … }
- */
-export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions {
-  const issues: Issue[] = [];
-  const num = (
-    flag: string,
-    value: string | undefined,
-    int: boolean,
-    min: number,
-    max = Number.POSITIVE_INFINITY,
-  ) => {
+/** Reads one numeric flag; a bad value is recorded as an issue and read as undefined. */
+type ReadNumber = (
+  flag: string,
+  value: string | undefined,
+  int: boolean,
+  min: number,
+  max?: number,
+) => number | undefined;
+
+/** A ReadNumber that collects every bad value in `issues`, so all of them are reported at once. */
+function numberReader(issues: Issue[]): ReadNumber {
+  return (flag, value, int, min, max = Number.POSITIVE_INFINITY) => {
     if (value === undefined) return undefined;
     const n = Number(value);
     if (
@@ -76,15 +74,21 @@ export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions 
     }
     return n;
   };
-  const list = (flag: string, value: string | undefined) =>
-    value === undefined ? undefined : value.split(",").map((v) => num(flag, v.trim(), true, 1) ?? 0);
-  const options: Record<string, unknown> = {
+}
+
+/** A comma-separated list of call or connection numbers, each an integer >= 1. */
+const numberList = (num: ReadNumber, flag: string, value: string | undefined) =>
+  value === undefined ? undefined : value.split(",").map((v) => num(flag, v.trim(), true, 1) ?? 0);
+
+/** Where the emulator listens, and the latencies, faults, report shapes and seed it answers with. */
+function numericOptions(flags: EmulatorFlags, num: ReadNumber): Record<string, unknown> {
+  return {
     port: num("port", flags.port ?? String(DEFAULT_EMULATOR_PORT), true, 0, 65535),
     host: flags.host ?? DEFAULT_EMULATOR_HOST,
     latencyMs: num("latency", flags.latency, true, 0),
     jitterMs: num("jitter", flags.jitter, true, 0),
     errorRate: num("error-rate", flags.errorRate, false, 0, 1),
-    errorSchedule: list("error-schedule", flags.errorSchedule),
+    errorSchedule: numberList(num, "error-schedule", flags.errorSchedule),
     timeoutRate: num("timeout-rate", flags.timeoutRate, false, 0, 1),
     malformedRate: num("malformed-rate", flags.malformedRate, false, 0, 1),
     platformErrorRate: num("platform-error-rate", flags.platformErrorRate, false, 0, 1),
@@ -92,10 +96,35 @@ export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions 
     reportPendingPolls: num("report-pending-polls", flags.reportPendingPolls, true, 0),
     reportParts: num("report-parts", flags.reportParts, true, 1, 100),
     reportRowsPerPart: num("report-rows", flags.reportRows, true, 0),
-    failedReports: list("failed-reports", flags.failedReports),
-    deniedConnections: list("denied-connections", flags.deniedConnections),
+    failedReports: numberList(num, "failed-reports", flags.failedReports),
+    deniedConnections: numberList(num, "denied-connections", flags.deniedConnections),
     seed: num("seed", flags.seed, true, 0),
   };
+}
+
+/** `--key` (default the demo key), each with the `--balance` given; a key too short is an issue. */
+function keyOptions(
+  flags: EmulatorFlags,
+  num: ReadNumber,
+  issues: Issue[],
+): { key: string; balance?: number }[] {
+  const balance = num("balance", flags.balance, false, 0);
+  const keys = flags.key && flags.key.length > 0 ? flags.key : [DEMO_KEY];
+  for (const key of keys) {
+    if (key.length < 8) issues.push({ path: ["--key"], message: "an API key must be at least 8 characters" });
+  }
+  return keys.map((key) => (balance === undefined ? { key } : { key, balance }));
+}
+
+/**
+ * Turns the command-line flags into emulator options; every bad flag is reported at once.
+ *
+ * @example emulatorOptionsFromFlags({ port: "0", errorRate: "0.1" }) // { port: 0, errorRate: 0.1, … }
+ */
+export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions {
+  const issues: Issue[] = [];
+  const num = numberReader(issues);
+  const options = numericOptions(flags, num);
   if (flags.genericSlugs !== undefined)
     options["genericSlugs"] =
       typeof flags.genericSlugs === "boolean"
@@ -109,12 +138,7 @@ export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions 
     if (isEmulatorDate(flags.date)) options["date"] = flags.date;
     else issues.push({ path: ["--date"], message: `"${flags.date}" ${DATE_RULE}` });
   }
-  const balance = num("balance", flags.balance, false, 0);
-  const keys = flags.key && flags.key.length > 0 ? flags.key : [DEMO_KEY];
-  for (const key of keys) {
-    if (key.length < 8) issues.push({ path: ["--key"], message: "an API key must be at least 8 characters" });
-  }
-  options["keys"] = keys.map((key) => (balance === undefined ? { key } : { key, balance }));
+  options["keys"] = keyOptions(flags, num, issues);
   if (issues.length > 0) throw new ValidationError("emulator flags", issues);
   for (const [k, v] of Object.entries(options)) if (v === undefined) delete options[k];
   return options as EmulatorOptions;
