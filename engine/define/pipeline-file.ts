@@ -9,7 +9,7 @@ import { type PipelineFile, pipelineSchema } from "../../schema/pipeline.js";
 import { contextColumnIssues } from "./context-columns.js";
 import { defaultIssues } from "./params.js";
 import { undefinedTemplates } from "./template-check.js";
-import { windowIssues } from "./windows.js";
+import { windowIssues } from "./windows/window-issues.js";
 
 export interface LoadedPipeline extends PipelineFile {
   /** Absolute path of the file it came from. */

@@ -2,7 +2,7 @@ import { didYouMean, type Issue } from "../../core/errors.js";
 
 import type { PipelineFile } from "../../schema/pipeline.js";
 import { templateUses } from "./template.js";
-import { isWindowName, WINDOW_VARS } from "./windows.js";
+import { isWindowName, WINDOW_VARS } from "./windows/date-range.js";
 
 /**
  * The `{{name}}` templates of a pipeline that name nothing it defines. Left alone, such a member

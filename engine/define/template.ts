@@ -1,6 +1,6 @@
 import type { ParamValue } from "./params.js";
 
-// A name: a param (`seed`), or a dotted one with a format (`window.start:yyyymmdd`, define/windows.ts).
+// A name: a param (`seed`), or a dotted one with a format (`window.start:yyyymmdd`, define/windows/date-range.ts).
 const NAME = String.raw`([a-zA-Z][a-zA-Z0-9_]*(?:\.[a-zA-Z][a-zA-Z0-9_]*)*(?::[a-zA-Z0-9]+)?)`;
 const WHOLE = new RegExp(String.raw`^\{\{\s*${NAME}\s*\}\}$`);
 const ANY = new RegExp(String.raw`\{\{\s*${NAME}\s*\}\}`, "g");

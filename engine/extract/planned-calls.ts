@@ -5,7 +5,7 @@ import { type ParamValues, typedInput } from "../define/params.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import { billedItems, estimateCredits, type PriceTable } from "../define/prices.js";
 import { renderNumber, renderRequest } from "../define/template.js";
-import type { DateWindow } from "../define/windows.js";
+import type { DateWindow } from "../define/windows/date-range.js";
 import { identifierScan } from "./identifiers.js";
 import { type ItemKeys, type ItemSplit, itemKeys, itemSplitOf } from "./item-parts.js";
 
@@ -27,7 +27,7 @@ export interface PlannedCall {
   fetched: number;
   /** A batch whose answer splits per item: its items and each one's key (item-parts.ts). */
   parts?: ItemKeys | undefined;
-  /** The date window this call asks for (a pipeline with a `window:` block; windowed-calls.ts). */
+  /** The date window this call asks for (a pipeline with a `window:` block; engine/run/windows/windowed-calls.ts). */
   window?: DateWindow | undefined;
 }
 

@@ -10,7 +10,7 @@ import { partitionFresh } from "./item-reuse.js";
 import { tablesMadeBy } from "./make-tables.js";
 import { type ChainBound, chainBound, rowsAtMost, upstreamOf } from "./plan-chain.js";
 import { type Compiled, compilePipelines } from "./prepare.js";
-import { planWindowCalls, type WindowPlan } from "./window-plan.js";
+import { planWindowCalls, type WindowPlan } from "./windows/choose-windows.js";
 
 export interface PipelinePlan {
   pipeline: string;

@@ -4,8 +4,8 @@ import type { LoadedPipeline } from "../define/pipeline-file.js";
 import type { PriceTable } from "../define/prices.js";
 import { unusualIdentifiers } from "../extract/identifiers.js";
 import type { Prepare } from "../extract/planned-calls.js";
-import { pipelineCallFactory } from "../extract/windowed-calls.js";
 import { checkReportPipeline } from "../reports/csv-table.js";
+import { pipelineCallFactory } from "./windows/windowed-calls.js";
 
 /**
  * Everything about a run that can be checked before it touches the warehouse: each pipeline's

@@ -54,7 +54,7 @@ export interface RunEnv {
   strict?: boolean | undefined;
   /** `--allow-rejects`: rejected records leave the run `succeeded` (as a pipeline's `rejects: allow`). */
   allowRejects?: boolean | undefined;
-  /** `--refresh`: date windows recorded done are asked again too (engine/run/windows.ts). */
+  /** `--refresh`: date windows recorded done are asked again too (engine/run/windows/run-windowed.ts). */
   refresh?: boolean | undefined;
 }
 

@@ -18,7 +18,7 @@ import { preparePipelines } from "./prepare.js";
 import { type RunEnv, runPipeline } from "./run-pipeline.js";
 import { inRunSession, type RunReporter, type RunSession } from "./session.js";
 import { checkRunPricing } from "./unpriced.js";
-import { runWindowedPipeline } from "./windows.js";
+import { runWindowedPipeline } from "./windows/run-windowed.js";
 
 export type { SkillCaller } from "../extract/skill-caller.js";
 export { makeTables } from "./make-tables.js";

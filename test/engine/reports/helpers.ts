@@ -7,7 +7,7 @@ import { type LoadedPipeline, loadPipeline } from "../../../engine/define/pipeli
 import { type RunSummary, runPipelines, type SkillCaller } from "../../../engine/run/runner.js";
 import { bodyOf, storedRow } from "../../../store/chunks.js";
 import { updateJob } from "../../../store/report-jobs.js";
-import { forgetWindows } from "../../../store/windows.js";
+import { forgetWindows } from "../../../store/windows-done.js";
 
 export const CREATE_SIS = "marketplace-ads-sp-search-impression-share-report";
 const CREATE_AUDIENCE = "marketplace-ads-sp-audience-report";

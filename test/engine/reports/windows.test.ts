@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { openWarehouse, type Warehouse } from "../../../connectors/warehouse/open.js";
 import { runPipelines } from "../../../engine/run/runner.js";
-import { forgetWindows } from "../../../store/windows.js";
+import { forgetWindows } from "../../../store/windows-done.js";
 import { emulatorWithClient } from "../../helpers/emulator.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../../helpers/warehouses.js";
 import { count, duplicates, fast, jobs, ledgerOf, rows, run } from "./helpers.js";

@@ -6,12 +6,11 @@ import { renderRequest } from "../../../engine/define/template.js";
 import {
   addDays,
   type DateWindow,
-  keyWindows,
   MAX_WINDOWS,
   resolveWindows,
-  windowState,
   windowVars,
-} from "../../../engine/define/windows.js";
+} from "../../../engine/define/windows/date-range.js";
+import { keyWindows, windowState } from "../../../engine/define/windows/window-state.js";
 import { pipelineFrom } from "../fixtures.js";
 import { datedYaml } from "./fixtures.js";
 

@@ -1,14 +1,14 @@
-import type { ParamValues } from "../define/params.js";
-import type { LoadedPipeline } from "../define/pipeline-file.js";
-import type { PriceTable } from "../define/prices.js";
-import { type DateWindow, resolveWindows, windowVars } from "../define/windows.js";
+import type { ParamValues } from "../../define/params.js";
+import type { LoadedPipeline } from "../../define/pipeline-file.js";
+import type { PriceTable } from "../../define/prices.js";
+import { type DateWindow, resolveWindows, windowVars } from "../../define/windows/date-range.js";
 import {
   type CallFactory,
   type CallPlan,
   callFactory,
   type PlannedCall,
   type Prepare,
-} from "./planned-calls.js";
+} from "../../extract/planned-calls.js";
 
 /** One window's first calls, formed lazily. */
 export interface WindowCalls {

@@ -1,17 +1,12 @@
-import type { Warehouse } from "../../connectors/warehouse/open.js";
-import { freshHashes } from "../../store/responses.js";
-import { windowRecords } from "../../store/windows.js";
-import type { PriceTable } from "../define/prices.js";
-import {
-  type DateWindow,
-  keyWindows,
-  resolveWindows,
-  type WindowRange,
-  windowState,
-} from "../define/windows.js";
-import type { PlannedCall, Prepare } from "../extract/planned-calls.js";
-import { callsOverWindows, type WindowedFactory } from "../extract/windowed-calls.js";
-import type { Compiled } from "./prepare.js";
+import type { Warehouse } from "../../../connectors/warehouse/open.js";
+import { freshHashes } from "../../../store/responses.js";
+import { windowRecords } from "../../../store/windows-done.js";
+import type { PriceTable } from "../../define/prices.js";
+import { type DateWindow, resolveWindows, type WindowRange } from "../../define/windows/date-range.js";
+import { keyWindows, windowState } from "../../define/windows/window-state.js";
+import type { PlannedCall, Prepare } from "../../extract/planned-calls.js";
+import type { Compiled } from "../prepare.js";
+import { callsOverWindows, type WindowedFactory } from "./windowed-calls.js";
 
 /** What a run does with a window: ask it (`new`), ask it again for the lookback (`again`), or skip it (`done`). */
 type WindowAsk = "new" | "again" | "done";
