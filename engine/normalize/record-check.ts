@@ -82,7 +82,7 @@ function memberSources(columns: Record<string, ColumnSpec>, skip?: string): Sour
   return Object.entries(columns).flatMap(([column, s]) => {
     const from = column === skip ? undefined : sourceOf(column, s);
     if (!from) return [];
-    // A member spelt as the column itself is read too (mapping.ts does the same).
+    // A member spelt as the column itself is read too (column-read.ts does the same).
     const alt = from === camelCase(column) && from !== column ? presence(column) : undefined;
     const read = presence(from);
     const either = (r: unknown) => {

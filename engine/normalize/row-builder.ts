@@ -2,7 +2,7 @@ import type { ColumnType } from "../../schema/table.js";
 import { toColumn } from "./convert.js";
 import type { RecordContext, Row } from "./row.js";
 
-/** Builds one table's row from a record: the generated fast path of mapping.ts `rowOf`. */
+/** Builds one table's row from a record: the generated fast path of compiled-table.ts `rowOf`. */
 export type FastRow = (
   record: unknown,
   index: number,
@@ -11,7 +11,7 @@ export type FastRow = (
   skip: ReadonlySet<string>,
 ) => Row;
 
-/** What the generator needs to know of a column (mapping.ts `CompiledColumn`). */
+/** What the generator needs to know of a column (column-read.ts `CompiledColumn`). */
 export interface RowColumn {
   name: string;
   type: ColumnType;
@@ -41,7 +41,7 @@ function typed(type: ColumnType): string {
   }
 }
 
-/** Reads `parts` from the record `r` into `v`, as mapping.ts `compilePath` does. */
+/** Reads `parts` from the record `r` into `v`, as `compilePath` (define/member-path.ts) does. */
 function read(parts: string[]): string {
   const [first, ...rest] = parts;
   return [
