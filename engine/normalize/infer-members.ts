@@ -152,67 +152,6 @@ export function createInference(tables: { def: TableDef; staging: string }[]): C
   }));
   const known = new WeakMap<Warehouse, Map<string, Map<string, ColumnType>>>();
   let queue: Promise<unknown> = Promise.resolve();
-
-  async function applyTable(
-    w: Warehouse,
-    s: TableState,
-    rows: Row[],
-    cache: Map<string, Map<string, ColumnType>>,
-  ) {
-    let cols = cache.get(s.def.name);
-    if (!cols) {
-      const have = await columnTypes(w, s.def.name);
-      cols = new Map();
-      for (const [c, type] of have) {
-        if (s.reserved.has(c)) continue;
-        cols.set(
-          c,
-          type === "text" && !w.adapter.exactColumnTypes ? await storedTextType(w, s.def.name, c) : type,
-        );
-      }
-      cache.set(s.def.name, cols);
-    }
-    const added = new Map<string, ColumnType>();
-    for (const row of rows) {
-      for (const [member, value] of stagedMembers(row, s.staging)) {
-        const col = inferredColumnName(member);
-        const vt = valueType(value);
-        if (col === undefined || vt === undefined || s.reserved.has(col) || cols.has(col)) continue;
-        added.set(col, widen(added.get(col), vt));
-      }
-    }
-    if (added.size) {
-      const extended = [...cols, ...added].map(
-        ([name, type]): ColumnDef => ({ name, type, description: TOOLKIT_COLUMNS.inferred }),
-      );
-      await ensureTable(w, { ...s.def, columns: [...s.def.columns, ...extended] });
-      // The warehouse's own types win: another process may have added the column first. (A SQLite
-      // text column keeps the type inferred here: its storage cannot tell date, JSON and text apart.)
-      const now = await columnTypes(w, s.def.name);
-      for (const [col, type] of added) {
-        const stored = now.get(col);
-        // Not there after all (a lost DDL race): its values stay in extra rather than fail the load.
-        if (stored === undefined) continue;
-        cols.set(col, stored === "text" && !w.adapter.exactColumnTypes ? type : stored);
-      }
-    }
-    for (const row of rows) {
-      const keep: Record<string, unknown> = {};
-      for (const [member, value] of stagedMembers(row, s.staging)) {
-        const col = inferredColumnName(member);
-        const type = col === undefined ? undefined : cols.get(col);
-        const fitted =
-          col && type && !Object.hasOwn(row, col)
-            ? fitValue(value, type, w.adapter.booleansAsIntegers)
-            : undefined;
-        if (fitted && col) row[col] = fitted.value;
-        else if (value !== null) keep[member] = value;
-      }
-      if (row[s.staging] !== undefined) row[s.staging] = Object.keys(keep).length ? keep : null;
-    }
-    return { ...s.def, columns: [...s.def.columns, ...[...cols].map(([name, type]) => ({ name, type }))] };
-  }
-
   return {
     apply(w, n) {
       const run = queue.then(async () => {
@@ -226,4 +165,88 @@ export function createInference(tables: { def: TableDef; staging: string }[]): C
       return run;
     },
   };
+}
+
+/** One table's inferred columns: added where the rows bring new ones, then filled from the staged members. */
+async function applyTable(
+  w: Warehouse,
+  s: TableState,
+  rows: Row[],
+  cache: Map<string, Map<string, ColumnType>>,
+): Promise<TableDef> {
+  let cols = cache.get(s.def.name);
+  if (!cols) {
+    cols = await inferredColumns(w, s);
+    cache.set(s.def.name, cols);
+  }
+  await addColumns(w, s, cols, newColumns(s, rows, cols));
+  for (const row of rows) moveStaged(w, s, cols, row);
+  return { ...s.def, columns: [...s.def.columns, ...[...cols].map(([name, type]) => ({ name, type }))] };
+}
+
+/** The columns inference added to the table before (those it did not declare), typed. */
+async function inferredColumns(w: Warehouse, s: TableState): Promise<Map<string, ColumnType>> {
+  const have = await columnTypes(w, s.def.name);
+  const cols = new Map<string, ColumnType>();
+  for (const [c, type] of have) {
+    if (s.reserved.has(c)) continue;
+    cols.set(
+      c,
+      type === "text" && !w.adapter.exactColumnTypes ? await storedTextType(w, s.def.name, c) : type,
+    );
+  }
+  return cols;
+}
+
+/** Staged members that have no column yet, each typed to hold all of its values in these rows. */
+function newColumns(s: TableState, rows: Row[], cols: Map<string, ColumnType>): Map<string, ColumnType> {
+  const added = new Map<string, ColumnType>();
+  for (const row of rows) {
+    for (const [member, value] of stagedMembers(row, s.staging)) {
+      const col = inferredColumnName(member);
+      const vt = valueType(value);
+      if (col === undefined || vt === undefined || s.reserved.has(col) || cols.has(col)) continue;
+      added.set(col, widen(added.get(col), vt));
+    }
+  }
+  return added;
+}
+
+/** Adds the columns to the table, and to `cols` as the warehouse then has them. */
+async function addColumns(
+  w: Warehouse,
+  s: TableState,
+  cols: Map<string, ColumnType>,
+  added: Map<string, ColumnType>,
+): Promise<void> {
+  if (!added.size) return;
+  const extended = [...cols, ...added].map(
+    ([name, type]): ColumnDef => ({ name, type, description: TOOLKIT_COLUMNS.inferred }),
+  );
+  await ensureTable(w, { ...s.def, columns: [...s.def.columns, ...extended] });
+  // The warehouse's own types win: another process may have added the column first. (A SQLite
+  // text column keeps the type inferred here: its storage cannot tell date, JSON and text apart.)
+  const now = await columnTypes(w, s.def.name);
+  for (const [col, type] of added) {
+    const stored = now.get(col);
+    // Not there after all (a lost DDL race): its values stay in extra rather than fail the load.
+    if (stored === undefined) continue;
+    cols.set(col, stored === "text" && !w.adapter.exactColumnTypes ? type : stored);
+  }
+}
+
+/** Moves a row's staged members into their columns; what does not fit stays in the staging column. */
+function moveStaged(w: Warehouse, s: TableState, cols: Map<string, ColumnType>, row: Row): void {
+  const keep: Record<string, unknown> = {};
+  for (const [member, value] of stagedMembers(row, s.staging)) {
+    const col = inferredColumnName(member);
+    const type = col === undefined ? undefined : cols.get(col);
+    const fitted =
+      col && type && !Object.hasOwn(row, col)
+        ? fitValue(value, type, w.adapter.booleansAsIntegers)
+        : undefined;
+    if (fitted && col) row[col] = fitted.value;
+    else if (value !== null) keep[member] = value;
+  }
+  if (row[s.staging] !== undefined) row[s.staging] = Object.keys(keep).length ? keep : null;
 }

@@ -110,6 +110,49 @@ function childSources(child: ChildSpec) {
 
 const asList = (v: unknown): unknown[] => (v == null ? [] : Array.isArray(v) ? v : [v]);
 
+/** The members a record may have without a column losing them: read by a column, or a child's path. */
+function mappedMembers(spec: RecordsSpec): Set<string> {
+  return new Set<string>([
+    ...Object.entries(spec.columns).flatMap(([column, s]) => {
+      const from = sourceOf(column, s);
+      return [column, camelCase(column), ...(from ? [from.split(".")[0]!] : [])];
+    }),
+    ...spec.children.flatMap((c) =>
+      (typeof c.path === "string" ? [c.path] : c.path.map((p) => p.path)).map((p) => p.split(".")[0]!),
+    ),
+  ]);
+}
+
+/** The `$data.x` columns: a member of the answer beside its records. */
+function dataMemberSources(columns: Record<string, ColumnSpec>): Source[] {
+  return Object.entries(columns).flatMap(([column, s]) => {
+    const from = typeof s === "string" || s.value !== undefined ? undefined : s.from;
+    return from?.startsWith("$data.") ? [{ column, from, read: compilePath(from.slice(6)) }] : [];
+  });
+}
+
+type ChildSources = ReturnType<typeof childSources>;
+
+/** What the records so far showed. */
+interface Seen {
+  /** Columns some record (or element) had a value source for. */
+  found: Set<string>;
+  /** Child columns whose table had rows: elements of objects. */
+  childElements: Set<string>;
+  unmapped: Set<string>;
+  records: number;
+}
+
+function observeChild(seen: Seen, child: ChildSources, record: object): void {
+  for (const element of child.elements(record)) {
+    if (element === null || typeof element !== "object") continue;
+    for (const s of child.sources) {
+      seen.childElements.add(s.column);
+      if (!seen.found.has(s.column) && s.read(element) !== undefined) seen.found.add(s.column);
+    }
+  }
+}
+
 /**
  * Watches a pipeline's records for a mapping that silently loses data: a column whose member no
  * record has (a typo in `from:` gives null in every row) — a child table's column too, once its
@@ -120,32 +163,10 @@ export function mappingWatch(spec: RecordsSpec) {
   const readRecords = compilePath(spec.path);
   const sources = memberSources(spec.columns);
   const children = spec.children.map(childSources);
-  const childElements = new Set<string>();
-  const mapped = new Set<string>([
-    ...Object.entries(spec.columns).flatMap(([column, s]) => {
-      const from = sourceOf(column, s);
-      return [column, camelCase(column), ...(from ? [from.split(".")[0]!] : [])];
-    }),
-    ...spec.children.flatMap((c) =>
-      (typeof c.path === "string" ? [c.path] : c.path.map((p) => p.path)).map((p) => p.split(".")[0]!),
-    ),
-  ]);
-  const dataSources = Object.entries(spec.columns).flatMap(([column, s]) => {
-    const from = typeof s === "string" || s.value !== undefined ? undefined : s.from;
-    return from?.startsWith("$data.") ? [{ column, from, read: compilePath(from.slice(6)) }] : [];
-  });
-  const found = new Set<string>();
-  const unmapped = new Set<string>();
-  let records = 0;
-  const observeChild = (child: ReturnType<typeof childSources>, record: object) => {
-    for (const element of child.elements(record)) {
-      if (element === null || typeof element !== "object") continue;
-      for (const s of child.sources) {
-        childElements.add(s.column);
-        if (!found.has(s.column) && s.read(element) !== undefined) found.add(s.column);
-      }
-    }
-  };
+  const mapped = mappedMembers(spec);
+  const dataSources = dataMemberSources(spec.columns);
+  const seen: Seen = { found: new Set(), childElements: new Set(), unmapped: new Set(), records: 0 };
+  const { found } = seen;
   return {
     /** Looks at one answer's records. */
     observe(data: unknown): void {
@@ -156,28 +177,26 @@ export function mappingWatch(spec: RecordsSpec) {
       if (list.length) for (const s of dataSources) if (s.read(data) !== undefined) found.add(s.column);
       for (const record of list) {
         if (record === null || typeof record !== "object") continue;
-        records++;
-        for (const k of Object.keys(record)) if (!mapped.has(k)) unmapped.add(k);
+        seen.records++;
+        for (const k of Object.keys(record)) if (!mapped.has(k)) seen.unmapped.add(k);
         for (const s of sources)
           if (!found.has(s.column) && s.read(record) !== undefined) found.add(s.column);
-        for (const child of children) observeChild(child, record);
+        for (const child of children) observeChild(seen, child, record);
       }
     },
     /** What was seen; columns count as empty only once some record was seen. */
     quality(): MappingQuality {
+      const empty = [
+        ...[...sources, ...dataSources].filter((s) => !found.has(s.column)),
+        // A child's column counts once its table had rows: elements of objects.
+        ...children.flatMap((c) =>
+          c.sources.filter((s) => seen.childElements.has(s.column) && !found.has(s.column)),
+        ),
+      ];
       return {
-        emptyColumns:
-          records === 0
-            ? []
-            : [
-                ...[...sources, ...dataSources].filter((s) => !found.has(s.column)),
-                // A child's column counts once its table had rows: elements of objects.
-                ...children.flatMap((c) =>
-                  c.sources.filter((s) => childElements.has(s.column) && !found.has(s.column)),
-                ),
-              ].map((s) => `${s.column} (from ${s.from})`),
-        unmappedMembers: [...unmapped],
-        records,
+        emptyColumns: seen.records === 0 ? [] : empty.map((s) => `${s.column} (from ${s.from})`),
+        unmappedMembers: [...seen.unmapped],
+        records: seen.records,
       };
     },
   };
