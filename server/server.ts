@@ -1,30 +1,19 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { SheetsConnector } from "../connectors/sheets/connector.js";
 import type { Warehouse } from "../connectors/warehouse/open.js";
 import { ValidationError } from "../core/errors.js";
 import { type Log, textLog } from "../core/log.js";
-import { redact, registerSecret } from "../core/redact.js";
+import { registerSecret } from "../core/redact.js";
 import { type LoadedPipeline, listBuiltinPipelines, loadPipeline } from "../engine/define/pipeline-file.js";
 import { loadPrices, type PriceTable } from "../engine/define/prices.js";
 import { pipelineColumnTypes } from "../engine/publish/read-table.js";
 import type { RunPipelines, SkillCaller } from "../engine/run/runner.js";
 import { migrateToLatest } from "../store/migrate.js";
-import { type AuthFailure, RequestAuthenticator, SignatureNotRecorded } from "./auth.js";
-import { readChangesRoute } from "./changes-route.js";
-import {
-  BodyTimedOut,
-  BodyTooLarge,
-  declaresTooLarge,
-  errorReply,
-  type Reply,
-  readBody,
-  send,
-  sendRefusal,
-} from "./http.js";
+import { RequestAuthenticator } from "./auth.js";
+import { handleRequest, type RequestHandling } from "./handle-request.js";
 import { RunQueue } from "./queue.js";
-import * as routes from "./routes.js";
-import * as schedules from "./schedule-routes.js";
+import type { RouteContext } from "./routes.js";
 import { secretProblem } from "./secret-strength.js";
 import { MIN_SECRET_LENGTH } from "./signature.js";
 
@@ -90,53 +79,6 @@ export function checkSecret(secret: string | undefined): string {
   return secret;
 }
 
-/** 401: `code` UNAUTHORIZED as always, `reason` which check refused the request. */
-function unauthorized(f: AuthFailure): Reply {
-  return {
-    status: 401,
-    body: { error: { code: "UNAUTHORIZED", reason: f.reason, message: redact(f.message) } },
-  };
-}
-
-async function route(ctx: routes.RouteContext, method: string, url: URL, body: string): Promise<Reply> {
-  let parts: string[];
-  try {
-    parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
-  } catch {
-    return errorReply(400, "BAD_PATH", "the path is not valid percent-encoding");
-  }
-  const [top, id, ...rest] = parts;
-  if (rest.length) return errorReply(404, "NOT_FOUND", `no endpoint ${url.pathname}`);
-  const want = (m: string) =>
-    method === m ? undefined : errorReply(405, "METHOD_NOT_ALLOWED", `use ${m} ${url.pathname}`);
-  switch (top) {
-    case "pipelines":
-      if (id === undefined) return want("GET") ?? routes.listPipelines(ctx);
-      break;
-    case "runs":
-      if (id === undefined && method === "POST") return routes.postRun(ctx, body);
-      if (id === undefined) return want("GET") ?? routes.listRuns(ctx);
-      return want("GET") ?? routes.getRun(ctx, id);
-    case "tables":
-      if (id === undefined) return want("GET") ?? routes.listTablesRoute(ctx);
-      return want("GET") ?? routes.readTable(ctx, id, url.searchParams);
-    case "changes":
-      if (id !== undefined) return want("GET") ?? readChangesRoute(ctx, id, url.searchParams);
-      break;
-    case "budget":
-      if (id === undefined) return want("GET") ?? routes.budget(ctx);
-      break;
-    case "plan":
-      if (id === undefined) return want("POST") ?? routes.postPlan(ctx, body);
-      break;
-    case "schedules":
-      if (id === undefined && method === "POST") return schedules.postSchedule(ctx, body);
-      if (id === undefined) return want("GET") ?? schedules.listSchedules(ctx, url.searchParams);
-      return want("DELETE") ?? schedules.deleteSchedule(ctx, id);
-  }
-  return errorReply(404, "NOT_FOUND", `no endpoint ${url.pathname}`);
-}
-
 /**
  * Starts `skillsync serve`: signed JSON endpoints over node:http for spreadsheets and scripts.
  *
@@ -161,100 +103,15 @@ export async function startServer(o: ServerOptions): Promise<SkillsyncServer> {
     allowUnpriced: o.allowUnpriced,
     run: o.run,
   });
-  const ctx: routes.RouteContext = {
-    warehouse: o.warehouse,
-    pipelines: new Map(pipelines.map((p) => [p.name, p])),
-    queue,
-    maxCredits: o.maxCredits,
-    columnTypes: pipelineColumnTypes(pipelines),
-    prepare: o.client.prepare.bind(o.client),
-    prices,
-    allowUnpriced: o.allowUnpriced ?? false,
-    schedulesChanged: o.onSchedulesChanged,
-    sheets: o.sheets !== undefined,
-  };
   const auth = new RequestAuthenticator(secret, o.warehouse.db, o.now);
-  const log = o.log ?? textLog();
-  const bodyLimit = o.bodyLimit ?? 64 * 1024;
-  const bodyTimeoutMs = o.bodyTimeoutMs ?? 10_000;
-  const headersTimeoutMs = o.headersTimeoutMs ?? 10_000;
-
-  /** `expectsContinue`: the client waits for "100 Continue" before it sends the body. */
-  async function handle(req: IncomingMessage, res: ServerResponse, expectsContinue = false): Promise<void> {
-    const started = performance.now();
-    const method = req.method ?? "GET";
-    const target = req.url ?? "/";
-    const url = new URL(target, "http://server");
-    let r: Reply;
-    let close = false;
-    let refused = false;
-    let note = "";
-    try {
-      // Before anything else, so a body that cannot be taken is never waited for.
-      if (declaresTooLarge(req, bodyLimit)) throw new BodyTooLarge(bodyLimit);
-      const pre = auth.precheck(req.headers);
-      if ("reason" in pre) {
-        r = unauthorized(pre);
-        // Told no "100 Continue", the client never sends the body it announced: the connection
-        // cannot carry another request.
-        close = expectsContinue;
-      } else {
-        if (expectsContinue) res.writeContinue();
-        const body = await readBody(req, { limit: bodyLimit, timeoutMs: bodyTimeoutMs });
-        const failed = await auth.verify(method, target, body, pre.timestamp, pre.signature);
-        r = failed ? unauthorized(failed) : await route(ctx, method, url, body);
-      }
-    } catch (err) {
-      if (err instanceof BodyTooLarge) {
-        r = errorReply(413, err.code, err.message);
-        refused = true;
-      } else if (err instanceof BodyTimedOut) {
-        r = errorReply(408, err.code, err.message);
-        close = true;
-      } else if (err instanceof SignatureNotRecorded) {
-        r = errorReply(503, err.code, err.message);
-        note = ` error=${redact(err.cause instanceof Error ? err.cause.message : String(err.cause)).slice(0, 200)}`;
-      } else if (err instanceof ValidationError) {
-        r = errorReply(400, "VALIDATION", err.message, err.issues);
-      } else {
-        r = errorReply(500, "INTERNAL", "the server failed to answer; see its log");
-        note = ` error=${redact(err instanceof Error ? err.message : String(err)).slice(0, 200)}`;
-      }
-    }
-    if (refused) sendRefusal(req, res, r, bodyTimeoutMs);
-    else send(res, r, close);
-    const ms = Math.round(performance.now() - started);
-    log(redact(`${method} ${url.pathname} ${r.status} ${ms}ms${note}`), {
-      event: "http.request",
-      level: r.status >= 500 ? "error" : "info",
-      method,
-      path: redact(url.pathname),
-      status: r.status,
-      ms,
-    });
-  }
-
-  const server: Server = createServer(
-    {
-      headersTimeout: headersTimeoutMs,
-      // A backstop only: node's own bare 408 for a request still arriving when the body timeout
-      // has long passed (a refused body still draining, a body left unread after a 401).
-      requestTimeout: headersTimeoutMs + 2 * bodyTimeoutMs,
-      keepAliveTimeout: o.idleTimeoutMs ?? 5_000,
-      // Node checks the two timeouts above only this often (by default every 30 s).
-      connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(headersTimeoutMs / 4))),
-    },
-    (req, res) => void handle(req, res),
-  );
-  // Without this node sends "100 Continue" before the body's size has been checked.
-  server.on("checkContinue", (req, res) => void handle(req, res, true));
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(o.port ?? 8787, o.host ?? "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
+  const server = httpServer(o, {
+    ctx: routeContext(o, pipelines, prices, queue),
+    auth,
+    log: o.log ?? textLog(),
+    bodyLimit: o.bodyLimit ?? 64 * 1024,
+    bodyTimeoutMs: o.bodyTimeoutMs ?? 10_000,
   });
+  await listen(server, o.port ?? 8787, o.host ?? "127.0.0.1");
   const { port, address } = server.address() as AddressInfo;
   const host = address.includes(":") ? `[${address}]` : address;
   return {
@@ -270,4 +127,56 @@ export async function startServer(o: ServerOptions): Promise<SkillsyncServer> {
       await auth.settled();
     },
   };
+}
+
+/** What the routes answer from: the pipelines a request may name, the queue, the ceilings and prices. */
+function routeContext(
+  o: ServerOptions,
+  pipelines: LoadedPipeline[],
+  prices: PriceTable,
+  queue: RunQueue,
+): RouteContext {
+  return {
+    warehouse: o.warehouse,
+    pipelines: new Map(pipelines.map((p) => [p.name, p])),
+    queue,
+    maxCredits: o.maxCredits,
+    columnTypes: pipelineColumnTypes(pipelines),
+    prepare: o.client.prepare.bind(o.client),
+    prices,
+    allowUnpriced: o.allowUnpriced ?? false,
+    schedulesChanged: o.onSchedulesChanged,
+    sheets: o.sheets !== undefined,
+  };
+}
+
+/** The node:http server, its time-outs set, handing each request to handleRequest. */
+function httpServer(o: ServerOptions, h: RequestHandling): Server {
+  const headersTimeoutMs = o.headersTimeoutMs ?? 10_000;
+  const server = createServer(
+    {
+      headersTimeout: headersTimeoutMs,
+      // A backstop only: node's own bare 408 for a request still arriving when the body timeout
+      // has long passed (a refused body still draining, a body left unread after a 401).
+      requestTimeout: headersTimeoutMs + 2 * h.bodyTimeoutMs,
+      keepAliveTimeout: o.idleTimeoutMs ?? 5_000,
+      // Node checks the two timeouts above only this often (by default every 30 s).
+      connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(headersTimeoutMs / 4))),
+    },
+    (req, res) => void handleRequest(h, req, res),
+  );
+  // Without this node sends "100 Continue" before the body's size has been checked.
+  server.on("checkContinue", (req, res) => void handleRequest(h, req, res, true));
+  return server;
+}
+
+/** Listens on the port and address; rejects when that fails (the port taken, say). */
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
 }
