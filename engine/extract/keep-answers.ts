@@ -1,5 +1,6 @@
 import type { Warehouse } from "../../connectors/warehouse/open.js";
 import { retryDeadlock } from "../../connectors/warehouse/retry-deadlock.js";
+import { askInGroups } from "../../core/group-commit.js";
 import { type CallEnd, finishAnswered } from "../../store/calls.js";
 import { responseRows, upsertResponseRows } from "../../store/responses.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
@@ -18,61 +19,51 @@ export interface ArrivedAnswer {
   end: CallEnd;
 }
 
-interface Waiting {
-  answer: ArrivedAnswer;
-  resolve(): void;
-  reject(err: unknown): void;
-}
-
 /**
  * Keeps paid answers the moment they arrive: each one's body is stored (with its items' parts, for
  * a batch split per item) and its ledger row marked `answered`, committed before the answer waits
  * for normalising and loading. A process killed after that pays nothing again: the restarted run
  * (or the next worker) finds the answer in the store. Answers arriving while one commit runs share
- * the next (group commit), so a busy run commits a few times per many answers, never per load.
+ * the next (group commit, core/group-commit.ts), so a busy run commits a few times per many
+ * answers, never per load.
  *
  * @example
  * const keeper = answerKeeper(w, pipeline, runId);
  * await keeper.keep(arrived); // stored and `answered`: safe from a crash from here on
  */
 export function answerKeeper(w: Warehouse, p: LoadedPipeline, runId: string) {
-  const queue: Waiting[] = [];
-  let running = false;
+  const { ask } = askInGroups<ArrivedAnswer, void>({
+    maxGroup: 64,
+    commit: async (group) => {
+      await keepGroup(
+        w,
+        p,
+        runId,
+        group.map((g) => g.item),
+      );
+      for (const g of group) g.resolve();
+    },
+  });
+  return { keep: ask };
+}
 
-  async function pump(): Promise<void> {
-    while (queue.length) {
-      // Answers arriving in the same turn of the event loop join the group.
-      await new Promise<void>((resume) => setImmediate(resume));
-      const group = queue.splice(0, 64);
-      try {
-        const rows = responseRows(group.flatMap((g) => responsesOf(p, runId, g.answer)));
-        await retryDeadlock(() =>
-          w.transaction(async (tx) => {
-            await upsertResponseRows(tx.db, rows);
-            await finishAnswered(
-              tx.db,
-              group.map((g) => ({ id: g.answer.callId, end: g.answer.end })),
-            );
-          }),
-        );
-        for (const g of group) g.resolve();
-      } catch (err) {
-        for (const g of group) g.reject(err);
-      }
-    }
-    running = false;
-  }
-
-  return {
-    keep: (answer: ArrivedAnswer) =>
-      new Promise<void>((resolve, reject) => {
-        queue.push({ answer, resolve, reject });
-        if (!running) {
-          running = true;
-          void pump();
-        }
-      }),
-  };
+/** One commit for a group of arrived answers: their stored bodies and their ledger rows `answered`. */
+async function keepGroup(
+  w: Warehouse,
+  p: LoadedPipeline,
+  runId: string,
+  group: ArrivedAnswer[],
+): Promise<void> {
+  const rows = responseRows(group.flatMap((a) => responsesOf(p, runId, a)));
+  await retryDeadlock(() =>
+    w.transaction(async (tx) => {
+      await upsertResponseRows(tx.db, rows);
+      await finishAnswered(
+        tx.db,
+        group.map((a) => ({ id: a.callId, end: a.end })),
+      );
+    }),
+  );
 }
 
 /** The stored rows of one answer: the whole answer under its request, and each item's part under its own. */
