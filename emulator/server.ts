@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ValidationError } from "../core/errors.js";
 import { API_PREFIX, SLUG_PATTERN } from "../schema/catalog.js";
@@ -11,6 +11,7 @@ import {
   type FaultPatch,
   type FaultSettings,
   parseFaultPatch,
+  type ResolvedOptions,
   resolveOptions,
 } from "./options.js";
 import { ReportStore } from "./reports.js";
@@ -54,41 +55,18 @@ const SKILL_PREFIX = `${API_PREFIX}/skills/`;
  */
 export async function startEmulator(input: EmulatorOptions = {}): Promise<Emulator> {
   const options = resolveOptions(input);
-  const state: EmulatorState = {
-    options,
-    keys: new KeyRing(options.keys),
-    ledger: new Ledger(options.ledgerLimit),
-    faults: new FaultState(options.faults, options.seed),
-    reports: new ReportStore({
-      pendingPolls: options.reportPendingPolls,
-      parts: options.reportParts,
-      rowsPerPart: options.reportRowsPerPart,
-      failedReports: options.failedReports,
-      deniedConnections: options.deniedConnections,
-    }),
-    clock: new EmulatorClock(options.date),
-    traces: new TraceIds(),
-    hanging: new Set(),
-    timers: new Set(),
-  };
+  const state = newState(options);
   const reset = () => {
     state.ledger.reset();
     state.reports.reset();
     state.keys.reset();
     state.faults.restart();
   };
-
   const server = createServer((req, res) => {
     readBody(req, options.maxBodyBytes, (raw) => route(state, req, res, raw, reset));
   });
   server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port, options.host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
+  await listen(server, options.port, options.host);
   const { port } = server.address() as AddressInfo;
   const hostInUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
   let stopped: Promise<void> | null = null;
@@ -113,6 +91,38 @@ export async function startEmulator(input: EmulatorOptions = {}): Promise<Emulat
     date: () => state.clock.date(),
     setDate: (date) => state.clock.set(date),
   };
+}
+
+/** A fresh emulator's state: keys at their balances, an empty ledger, no reports, the fault draws from the seed. */
+function newState(options: ResolvedOptions): EmulatorState {
+  return {
+    options,
+    keys: new KeyRing(options.keys),
+    ledger: new Ledger(options.ledgerLimit),
+    faults: new FaultState(options.faults, options.seed),
+    reports: new ReportStore({
+      pendingPolls: options.reportPendingPolls,
+      parts: options.reportParts,
+      rowsPerPart: options.reportRowsPerPart,
+      failedReports: options.failedReports,
+      deniedConnections: options.deniedConnections,
+    }),
+    clock: new EmulatorClock(options.date),
+    traces: new TraceIds(),
+    hanging: new Set(),
+    timers: new Set(),
+  };
+}
+
+/** Resolves once the server listens; rejects with the error that kept it from listening (a port in use). */
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
 }
 
 function readBody(req: IncomingMessage, limit: number, done: (raw: RawBody) => void): void {

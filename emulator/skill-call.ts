@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { formatIssues, fromZodIssues } from "../core/errors.js";
 import { canonicalJson, sha256Hex } from "../core/hash.js";
-import { getOperation } from "../schema/catalog.js";
+import { getOperation, type Operation } from "../schema/catalog.js";
 import { requestedIdentifiers } from "../schema/patent-identifier.js";
-import type { KeyRing } from "./auth.js";
+import type { Account, KeyRing } from "./auth.js";
 import type { EmulatorClock } from "./clock.js";
 import { applyDrift, malformedBody } from "./distort.js";
 import type { FaultState } from "./faults.js";
@@ -12,7 +12,7 @@ import type { CallStatus, Ledger } from "./ledger.js";
 import type { ResolvedOptions } from "./options.js";
 import { planCall } from "./plan.js";
 import { priceOf } from "./pricing.js";
-import type { ReportStore } from "./reports.js";
+import type { Plan, ReportStore } from "./reports.js";
 import { envelope, sendEnvelope, sendText, type TraceIds } from "./respond.js";
 
 /** The mutable state of one emulator instance, shared by its request handlers. */
@@ -99,7 +99,7 @@ export function handleSkillCall(
     res.on("close", () => state.hanging.delete(res));
     return;
   }
-  const send = () => {
+  afterLatency(state, () => {
     if (deferCharge) {
       if (clientGone || res.destroyed) {
         state.ledger.record({ ...entry, credits: 0, status: "client-gone", httpStatus: null });
@@ -107,29 +107,42 @@ export function handleSkillCall(
       }
       state.ledger.record(entry);
     }
-    if (outcome.kind === "refuse") {
-      const body = envelope(outcome.httpStatus, outcome.msg, null, started, traceId);
-      sendText(res, outcome.httpStatus, JSON.stringify(body), outcome.headers);
-    } else if (outcome.kind === "platform") {
-      sendText(res, 200, JSON.stringify(envelope(outcome.code, outcome.msg, null, started, traceId)));
-    } else if (outcome.kind === "malformed") {
-      const text = JSON.stringify(envelope(0, "success", outcome.data, started, traceId));
-      const broken = malformedBody(text, outcome.data, outcome.variant);
-      sendText(res, 200, broken.body, {}, broken.contentType);
-    } else {
-      sendEnvelope(res, 200, envelope(0, "success", outcome.data, started, traceId)).catch(() =>
-        res.destroy(),
-      );
-    }
-  };
+    sendOutcome(res, outcome, started, traceId);
+  });
+}
+
+/** Runs `send` after the injected latency (at once without one); stop() clears the timer. */
+function afterLatency(state: EmulatorState, send: () => void): void {
   const wait = state.faults.delay();
-  if (wait <= 0) send();
-  else {
-    const timer = setTimeout(() => {
-      state.timers.delete(timer);
-      send();
-    }, wait);
-    state.timers.add(timer);
+  if (wait <= 0) {
+    send();
+    return;
+  }
+  const timer = setTimeout(() => {
+    state.timers.delete(timer);
+    send();
+  }, wait);
+  state.timers.add(timer);
+}
+
+/** Writes the answer an outcome comes to: the refusal, the platform error, the broken or the good body. */
+function sendOutcome(
+  res: ServerResponse,
+  outcome: Exclude<Outcome, { kind: "hang" }>,
+  started: number,
+  traceId: string,
+): void {
+  if (outcome.kind === "refuse") {
+    const body = envelope(outcome.httpStatus, outcome.msg, null, started, traceId);
+    sendText(res, outcome.httpStatus, JSON.stringify(body), outcome.headers);
+  } else if (outcome.kind === "platform") {
+    sendText(res, 200, JSON.stringify(envelope(outcome.code, outcome.msg, null, started, traceId)));
+  } else if (outcome.kind === "malformed") {
+    const text = JSON.stringify(envelope(0, "success", outcome.data, started, traceId));
+    const broken = malformedBody(text, outcome.data, outcome.variant);
+    sendText(res, 200, broken.body, {}, broken.contentType);
+  } else {
+    sendEnvelope(res, 200, envelope(0, "success", outcome.data, started, traceId)).catch(() => res.destroy());
   }
 }
 
@@ -145,7 +158,34 @@ function evaluate(
   raw: RawBody,
   started: number,
 ): Outcome {
-  const { slug } = call;
+  const admitted = admit(state, req, call.slug, raw, started);
+  if ("kind" in admitted) return admitted;
+  const { op, account } = admitted;
+  const request = readRequest(op, call, admitted.raw);
+  if ("kind" in request) return request;
+  const { body } = request;
+  const plan = planCall(op, body, state.reports, state.clock.day());
+  if ("error" in plan)
+    return refuse(plan.error.status, plan.error.status === 403 ? "forbidden" : "not-found", plan.error.msg);
+  const price = priceOf(op, body, state.options.prices);
+  if (price > account.balance) {
+    return refuse(
+      402,
+      "payment-required",
+      `this call costs ${price} credits; the key has ${account.balance} left`,
+    );
+  }
+  return perform(state, call, op, plan, { account, price });
+}
+
+/** The gateway's checks before the body is read: method, key, operation, access, rate limit, size. */
+function admit(
+  state: EmulatorState,
+  req: IncomingMessage,
+  slug: string,
+  raw: RawBody,
+  started: number,
+): Outcome | { op: Operation; account: Account; raw: Buffer } {
   if (req.method !== "POST") return refuse(400, "invalid", `${slug}: use POST with a JSON object body`);
   const auth = state.keys.authenticate(req.headers.authorization);
   if (!auth.ok) return refuse(401, "unauthorized", auth.msg);
@@ -167,7 +207,15 @@ function evaluate(
   }
   if (raw === "too-large")
     return refuse(413, "too-large", `request body is larger than ${state.options.maxBodyBytes} bytes`);
+  return { op, account, raw };
+}
 
+/**
+ * The body as a valid request of `op`; the call gets its body hash (of what was sent when it is
+ * invalid) and, for a patent-identifier operation, the identifiers it asks for.
+ */
+function readRequest(op: Operation, call: Call, raw: Buffer): Outcome | { body: Record<string, unknown> } {
+  const { slug } = call;
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw.toString("utf8"));
@@ -185,19 +233,17 @@ function evaluate(
   const body = result.data;
   call.bodyHash = sha256Hex(canonicalJson(body));
   if (op.family === "patent-identifier") call.items = requestedIdentifiers(body);
+  return { body };
+}
 
-  const plan = planCall(op, body, state.reports, state.clock.day());
-  if ("error" in plan)
-    return refuse(plan.error.status, plan.error.status === 403 ? "forbidden" : "not-found", plan.error.msg);
-  const price = priceOf(op, body, state.options.prices);
-  if (price > account.balance) {
-    return refuse(
-      402,
-      "payment-required",
-      `this call costs ${price} credits; the key has ${account.balance} left`,
-    );
-  }
-
+/** An accepted call: the injected faults, else the work, charged to the key whatever the answer's fate. */
+function perform(
+  state: EmulatorState,
+  call: Call,
+  op: Operation,
+  plan: Extract<Plan, { run: unknown }>,
+  charge: { account: Account; price: number },
+): Outcome {
   const faults = state.faults.decide(call.seq);
   if (faults.serverError !== null)
     return refuse(faults.serverError, "server-error", "the service failed (injected fault)");
@@ -205,8 +251,8 @@ function evaluate(
     return { kind: "platform", status: "platform-error", credits: 0, ...faults.platformError };
 
   const { data, reportId } = plan.run();
-  account.balance -= price;
-  const charged = { credits: price, ...(reportId ? { reportId } : {}) };
+  charge.account.balance -= charge.price;
+  const charged = { credits: charge.price, ...(reportId ? { reportId } : {}) };
   if (faults.timeout) return { kind: "hang", status: "timeout", ...charged };
   if (faults.malformed !== null)
     return { kind: "malformed", status: "malformed", variant: faults.malformed, data, ...charged };

@@ -93,11 +93,24 @@ export function copyrightDetection(body: Body): Record<string, unknown> {
 /** `vendorb-detection-patent-design`: up to topNumber design patents in the asked regions. */
 export function designPatentDetection(body: Body): Record<string, unknown> {
   const rng = seeded("vendorb-detection-patent-design", body);
+  const filter = designFilter(body);
+  const count = Math.min(Number(body["topNumber"]), rng.int(1, 30));
+  const data = Array.from({ length: count }, (_, i) => designRecord(rng, body, filter, i));
+  return { total: data.length, data };
+}
+
+/** Which designs a detection asks for: offices, validity and Locarno classes. */
+interface DesignFilter {
+  regions: string[];
+  statuses: string[];
+  locs: number[];
+}
+
+function designFilter(body: Body): DesignFilter {
   const regions =
     typeof body["regions"] === "string"
       ? body["regions"].split(",").map((r) => r.trim())
       : ["US", "EU", "CN"];
-  const count = Math.min(Number(body["topNumber"]), rng.int(1, 30));
   // patentStatus "1" asks for valid designs only, "0" for lapsed ones; topLoc for those Locarno classes.
   const statuses = String(body["patentStatus"] ?? "1,0")
     .split(",")
@@ -109,54 +122,56 @@ export function designPatentDetection(body: Body): Record<string, unknown> {
           .map((c) => Number(c.trim()))
           .filter((n) => n >= 1 && n <= 32)
       : [];
-  const data = Array.from({ length: count }, (_, i) => {
-    const office = rng.pick(regions);
-    const pn =
-      office === "US"
-        ? `USD${rng.int(850, 999)}${rng.digits(3)}S`
-        : knownPublicationNumber(rng, [office === "EU" ? "EP" : office]);
-    const applicationDay = randomDay(rng, 2012, 2023);
-    const drawn = rng.chance(0.8);
-    const granted = statuses.includes("1") && statuses.includes("0") ? drawn : statuses.includes("1");
-    const applicant = rng.pick(ORGANISATIONS);
-    const tro = rng.chance(0.15);
-    return {
-      applicationNumber: `${office}${rng.digits(9)}`,
-      publicationNumber: pn,
-      patentProd: rng.pick(["Lamp", "Bottle", "Phone case", "Chair", "Toy figure"]),
-      patentProdCn: rng.pick(["灯", "瓶子", "手机壳", "椅子", "玩偶"]),
-      similarity: (0.95 - i * 0.02 - rng.decimal(0, 0.02, 3)).toFixed(3),
-      patentImageUrl: `${ASSETS}/design/${pn}/1.png`,
-      images: Array.from({ length: rng.int(1, 6) }, (_, k) => `${ASSETS}/design/${pn}/${k + 1}.png`),
-      abstracts: rng.chance(0.3)
-        ? null
-        : `The ornamental design for a product, as shown and described ("Fig. 1–7").`,
-      specification: rng.chance(0.5) ? null : "Fig. 1 is a front view; Fig. 2 is a rear view, 背面图.",
-      inventors: rng.sample(PERSON_NAMES, rng.int(1, 3)).map((p) => p.name),
-      applicants: [applicant.name],
-      applicantAddresses: [`1-2-3 Chūō, ${applicant.country}`],
-      troCase: tro,
-      troHolder: tro && rng.chance(0.5),
-      radarResult:
-        body["enableRadar"] === true
-          ? { same: rng.chance(0.3), exp: "Outline and proportions are similar." }
-          : null,
-      patentLoc: `${String(locs.length > 0 ? rng.pick(locs) : rng.int(1, 32)).padStart(2, "0")}-${String(rng.int(1, 9)).padStart(2, "0")}`,
-      locOneInfo: "Household goods, not elsewhere specified",
-      locTwoInfo: null,
-      patentValidity: granted ? "valid" : "invalid",
-      applicationDate: ymdInt(applicationDay),
-      publicationDate: ymdInt(applicationDay + rng.int(100, 500)),
-      grantDate: granted ? ymdInt(applicationDay + rng.int(300, 700)) : null,
-      estimatedDueDate: ymdInt(applicationDay + 15 * 365),
-      registrationOfficeCode: office,
-      patentFamily: [pn],
-      globalPatentId: hashHex(16, "design", pn),
-      globalImageId: hashHex(16, "design-image", pn),
-      isSketchText: body["queryMode"] === "line" ? "1" : "0",
-    };
-  });
-  return { total: data.length, data };
+  return { regions, statuses, locs };
+}
+
+/** The `i`th design found, less similar than the one before. */
+function designRecord(rng: Rng, body: Body, f: DesignFilter, i: number): Record<string, unknown> {
+  const office = rng.pick(f.regions);
+  const pn =
+    office === "US"
+      ? `USD${rng.int(850, 999)}${rng.digits(3)}S`
+      : knownPublicationNumber(rng, [office === "EU" ? "EP" : office]);
+  const applicationDay = randomDay(rng, 2012, 2023);
+  const drawn = rng.chance(0.8);
+  const granted = f.statuses.includes("1") && f.statuses.includes("0") ? drawn : f.statuses.includes("1");
+  const applicant = rng.pick(ORGANISATIONS);
+  const tro = rng.chance(0.15);
+  return {
+    applicationNumber: `${office}${rng.digits(9)}`,
+    publicationNumber: pn,
+    patentProd: rng.pick(["Lamp", "Bottle", "Phone case", "Chair", "Toy figure"]),
+    patentProdCn: rng.pick(["灯", "瓶子", "手机壳", "椅子", "玩偶"]),
+    similarity: (0.95 - i * 0.02 - rng.decimal(0, 0.02, 3)).toFixed(3),
+    patentImageUrl: `${ASSETS}/design/${pn}/1.png`,
+    images: Array.from({ length: rng.int(1, 6) }, (_, k) => `${ASSETS}/design/${pn}/${k + 1}.png`),
+    abstracts: rng.chance(0.3)
+      ? null
+      : `The ornamental design for a product, as shown and described ("Fig. 1–7").`,
+    specification: rng.chance(0.5) ? null : "Fig. 1 is a front view; Fig. 2 is a rear view, 背面图.",
+    inventors: rng.sample(PERSON_NAMES, rng.int(1, 3)).map((p) => p.name),
+    applicants: [applicant.name],
+    applicantAddresses: [`1-2-3 Chūō, ${applicant.country}`],
+    troCase: tro,
+    troHolder: tro && rng.chance(0.5),
+    radarResult:
+      body["enableRadar"] === true
+        ? { same: rng.chance(0.3), exp: "Outline and proportions are similar." }
+        : null,
+    patentLoc: `${String(f.locs.length > 0 ? rng.pick(f.locs) : rng.int(1, 32)).padStart(2, "0")}-${String(rng.int(1, 9)).padStart(2, "0")}`,
+    locOneInfo: "Household goods, not elsewhere specified",
+    locTwoInfo: null,
+    patentValidity: granted ? "valid" : "invalid",
+    applicationDate: ymdInt(applicationDay),
+    publicationDate: ymdInt(applicationDay + rng.int(100, 500)),
+    grantDate: granted ? ymdInt(applicationDay + rng.int(300, 700)) : null,
+    estimatedDueDate: ymdInt(applicationDay + 15 * 365),
+    registrationOfficeCode: office,
+    patentFamily: [pn],
+    globalPatentId: hashHex(16, "design", pn),
+    globalImageId: hashHex(16, "design-image", pn),
+    isSketchText: body["queryMode"] === "line" ? "1" : "0",
+  };
 }
 
 /** `vendorb-gun-parts-search`: a few look-alike policy-violating items with a cosine score. */

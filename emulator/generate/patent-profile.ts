@@ -1,10 +1,10 @@
 import { hashSeed, Rng } from "../random.js";
 import { isoDay } from "./dates.js";
-import { patentDates } from "./patent-dates.js";
+import { type PatentDates, patentDates } from "./patent-dates.js";
 import { datedPublicationDay, newReferences, topicOfNew } from "./patent-fresh.js";
 import { indexEntry } from "./patent-index.js";
 import { isGrant, knownPublicationNumber, patentIdOf } from "./patent-numbers.js";
-import { abstractOf, isDesignNumber, subjectByHash, titleOf } from "./patent-subjects.js";
+import { abstractOf, isDesignNumber, type Subject, subjectByHash, titleOf } from "./patent-subjects.js";
 import { ORGANISATIONS, PERSON_NAMES, TECH_TOPICS } from "./vocabulary.js";
 
 interface Party {
@@ -97,80 +97,134 @@ export function patentProfile(pn: string): PatentProfile {
   return profile;
 }
 
+/**
+ * Draws a profile from the number's seed. The draws happen in one fixed order (the order of the
+ * steps below, and of the members within each): changing it changes every answer of the emulator.
+ */
 function buildProfile(pn: string): PatentProfile {
   const rng = new Rng(hashSeed("patent", pn));
   const country = pn.slice(0, 2);
-  const kind = /[A-Z]\d?$/.exec(pn)?.[0] ?? "A";
-  const granted = isGrant(pn);
   // A dated number (a new publication) has its technology from the number; the index's entries theirs.
   const dated = datedPublicationDay(pn) !== null;
   const entry = indexEntry(pn);
   const subject = entry?.subject ?? subjectByHash(pn, dated ? topicOfNew(pn) : undefined);
-  const topicIndex = subject.topic;
-  const { priorityDay, filingDay, publicationDay, grantDay } = patentDates(pn);
-  const parties = (pool: readonly Party[], min: number, max: number) =>
-    rng.sample(pool, rng.int(min, max)).map((p) => ({ ...p }));
-  const applicants = parties(ORGANISATIONS, 1, 3);
-  const others = (n: number, countries?: string[]) =>
-    Array.from({ length: n }, () => knownPublicationNumber(rng, countries));
-  const simple = [pn, ...others(rng.int(0, 3), ["US", "EP", "CN", "JP", "WO"])];
-  const inpadoc = [...simple, ...others(rng.int(0, 2))];
-  const drawnCitedBy = others(rng.int(0, 12));
+  const dates = patentDates(pn);
+  const applicants = parties(rng, ORGANISATIONS, 1, 3);
+  const simple = [pn, ...others(rng, rng.int(0, 3), ["US", "EP", "CN", "JP", "WO"])];
+  const inpadoc = [...simple, ...others(rng, rng.int(0, 2))];
+  const drawnCitedBy = others(rng, rng.int(0, 12));
   // A new publication is cited only by newer ones, at the date (patent-fresh.ts).
   const citedBy = dated ? [] : [...(entry?.citedBy ?? []), ...drawnCitedBy];
   const y5 = citedBy.length + rng.int(0, 4);
-  const priorityClaims = Array.from({ length: rng.int(1, 2) }, (_, i) => ({
-    number: `${applicants[0]?.country === "US" ? "US" : country}${rng.digits(8)}`,
-    date: isoDay(priorityDay + i * 30),
-    country: i === 0 ? country : "US",
-  }));
-  const pct = pctOf(rng, pn, applicants[0]?.country ?? "US", { priorityDay, filingDay });
+  const priorityClaims = priorityClaimsOf(rng, country, applicants, dates.priorityDay);
+  const pct = pctOf(rng, pn, applicants[0]?.country ?? "US", dates);
   return {
     pn,
     patentId: patentIdOf(pn),
     country,
-    kind,
-    granted,
+    kind: /[A-Z]\d?$/.exec(pn)?.[0] ?? "A",
+    granted: isGrant(pn),
+    ...subjectText(rng, subject),
+    ...datesOf(dates, subject.design),
+    applicationNo: `${country}${isoDay(dates.filingDay).slice(0, 4)}${rng.digits(7)}`,
+    pct,
+    applicants,
+    inventors: parties(rng, PERSON_NAMES, 1, 4),
+    assignees: rng.chance(0.8) ? applicants.map((a) => ({ ...a })) : parties(rng, ORGANISATIONS, 1, 2),
+    ...classification(rng, subject.topic),
+    priorityClaims,
+    citedPatents: [...newReferences(pn), ...(entry?.cites ?? []), ...others(rng, rng.int(0, 8))],
+    citedNonPatents: rng.sample(NON_PATENT_CITATIONS, rng.int(0, 2)),
+    citedBy,
+    citedByCounts: citedByCounts(rng, citedBy.length, y5),
+    family: familyOf(pn, simple, inpadoc),
+    ...contentOf(rng, subject.design, simple),
+  };
+}
+
+/** Some parties of a pool, copied: a profile's parties are its own. */
+function parties(rng: Rng, pool: readonly Party[], min: number, max: number): Party[] {
+  return rng.sample(pool, rng.int(min, max)).map((p) => ({ ...p }));
+}
+
+/** Other publications of the index (family members, citations), of these countries when given. */
+function others(rng: Rng, n: number, countries?: string[]): string[] {
+  return Array.from({ length: n }, () => knownPublicationNumber(rng, countries));
+}
+
+function priorityClaimsOf(
+  rng: Rng,
+  country: string,
+  applicants: readonly Party[],
+  priorityDay: number,
+): PatentProfile["priorityClaims"] {
+  return Array.from({ length: rng.int(1, 2) }, (_, i) => ({
+    number: `${applicants[0]?.country === "US" ? "US" : country}${rng.digits(8)}`,
+    date: isoDay(priorityDay + i * 30),
+    country: i === 0 ? country : "US",
+  }));
+}
+
+/** What the patent is about and how it reads: its technology, title and abstract. */
+function subjectText(rng: Rng, subject: Subject) {
+  return {
     design: subject.design,
-    topicIndex,
-    topic: TECH_TOPICS[topicIndex] as string,
+    topicIndex: subject.topic,
+    topic: TECH_TOPICS[subject.topic] as string,
     phrases: subject.phrases,
     title: titleOf(subject),
     abstract: abstractOf(subject, rng.int(5, 40)),
-    priorityDay,
-    filingDay,
-    publicationDay,
-    grantDay,
-    expiryDay: filingDay + (subject.design ? 15 : 20) * 365 + 5,
-    applicationNo: `${country}${isoDay(filingDay).slice(0, 4)}${rng.digits(7)}`,
-    pct,
-    applicants,
-    inventors: parties(PERSON_NAMES, 1, 4),
-    assignees: rng.chance(0.8) ? applicants.map((a) => ({ ...a })) : parties(ORGANISATIONS, 1, 2),
-    ipcMain: IPC[topicIndex] as string,
-    ipcFurther: rng.sample(IPC, rng.int(0, 3)).filter((c) => c !== IPC[topicIndex]),
-    cpcMain: `${IPC[topicIndex]}`.replace(/\/(\d+)$/, (_, g: string) => `/${g}${rng.int(1, 9)}`),
+  };
+}
+
+/** Its dates, and its expiry: 15 years after filing for a design, 20 for a patent. */
+function datesOf(d: PatentDates, design: boolean) {
+  return {
+    priorityDay: d.priorityDay,
+    filingDay: d.filingDay,
+    publicationDay: d.publicationDay,
+    grantDay: d.grantDay,
+    expiryDay: d.filingDay + (design ? 15 : 20) * 365 + 5,
+  };
+}
+
+/** IPC and CPC codes: the main group of its technology, a few further ones. */
+function classification(rng: Rng, topicIndex: number) {
+  const main = IPC[topicIndex] as string;
+  return {
+    ipcMain: main,
+    ipcFurther: rng.sample(IPC, rng.int(0, 3)).filter((c) => c !== main),
+    cpcMain: main.replace(/\/(\d+)$/, (_, g: string) => `/${g}${rng.int(1, 9)}`),
     cpcFurther: rng.sample(IPC, rng.int(1, 4)).map((c) => `${c} (2013.01)`),
-    priorityClaims,
-    citedPatents: [...newReferences(pn), ...(entry?.cites ?? []), ...others(rng.int(0, 8))],
-    citedNonPatents: rng.sample(NON_PATENT_CITATIONS, rng.int(0, 2)),
-    citedBy,
-    citedByCounts: {
-      y3: Math.max(0, citedBy.length - rng.int(0, citedBy.length)),
-      y5,
-      simple: y5 + rng.int(0, 3),
-      inpadoc: y5 + rng.int(0, 6),
-      vendor: y5 + rng.int(0, 4),
-    },
-    family: {
-      simpleId: (hashSeed("simple-family", pn) % 900_000_000) + 100_000_000,
-      simple,
-      inpadocId: (hashSeed("inpadoc-family", pn) % 900_000_000) + 100_000_000,
-      inpadoc,
-      vendorId: (hashSeed("vendor-family", pn) % 900_000_000) + 100_000_000,
-      vendor: [...simple],
-    },
-    claimCount: subject.design ? 1 : rng.int(3, 24),
+  };
+}
+
+function citedByCounts(rng: Rng, citedBy: number, y5: number): PatentProfile["citedByCounts"] {
+  return {
+    y3: Math.max(0, citedBy - rng.int(0, citedBy)),
+    y5,
+    simple: y5 + rng.int(0, 3),
+    inpadoc: y5 + rng.int(0, 6),
+    vendor: y5 + rng.int(0, 4),
+  };
+}
+
+/** The three families: ids from the number, members drawn with the profile. */
+function familyOf(pn: string, simple: string[], inpadoc: string[]): PatentProfile["family"] {
+  return {
+    simpleId: (hashSeed("simple-family", pn) % 900_000_000) + 100_000_000,
+    simple,
+    inpadocId: (hashSeed("inpadoc-family", pn) % 900_000_000) + 100_000_000,
+    inpadoc,
+    vendorId: (hashSeed("vendor-family", pn) % 900_000_000) + 100_000_000,
+    vendor: [...simple],
+  };
+}
+
+/** Claims, description and drawings: how much there is, and whether it can be read. */
+function contentOf(rng: Rng, design: boolean, simple: readonly string[]) {
+  return {
+    claimCount: design ? 1 : rng.int(3, 24),
     contentUnavailable: rng.chance(0.1),
     relatedPn: simple[1] ?? knownPublicationNumber(rng, ["WO"]),
     imageCount: rng.int(0, 30),
