@@ -63,6 +63,23 @@ export interface SyncDriver {
 }
 
 /**
+ * How the database reads SQL text where the two differ, for the read-only path's first check
+ * (read-only.ts), which finds a statement's words outside its strings, quoted names and comments.
+ */
+export interface SqlLexicon {
+  /** Whether a block comment inside a block comment nests (Postgres) or the first end ends both (SQLite). */
+  readonly nestedComments: boolean;
+  /** Whether `E'…'` strings take backslash escapes (Postgres). */
+  readonly escapeStrings: boolean;
+  /** The quotes of names, opening → closing: `"…"` everywhere, `` `…` `` and `[…]` in SQLite too. */
+  readonly identifierQuotes: ReadonlyMap<string, string>;
+  /** Whether `$tag$…$tag$` quotes a string (Postgres). */
+  readonly dollarQuotes: boolean;
+  /** The pragmas a read may ask for, without `=` (SQLite); undefined where there are no pragmas. */
+  readonly readPragmas: ReadonlySet<string> | undefined;
+}
+
+/**
  * What differs between SQLite and Postgres, in one place: column types, how values are bound,
  * what the catalog looks like, and what the database can do. Everything else is plain Kysely.
  * The implementations are `sqlite/adapter.ts` and `postgres/adapter.ts`; code outside this
@@ -71,6 +88,10 @@ export interface SyncDriver {
 export interface WarehouseAdapter {
   /** Which database, for messages and tests; choose behaviour by the flags and methods below. */
   readonly dialect: "sqlite" | "postgres";
+  /** The database's name as messages print it: "SQLite", "Postgres". */
+  readonly displayName: string;
+  /** How it reads SQL text (strings, quoted names, comments, pragmas). */
+  readonly lexicon: SqlLexicon;
   /** The schema tables live in (Postgres `?schema=`), for introspection. */
   readonly schema: string | undefined;
 

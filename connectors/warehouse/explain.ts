@@ -18,7 +18,7 @@ export async function resolveRead(
   params: readonly unknown[],
   source: string,
 ): Promise<void> {
-  const checked = checkReadStatement(text, adapter.dialect, source);
+  const checked = checkReadStatement(text, adapter.lexicon, source);
   try {
     await adapter.resolveStatement(db, checked.text, params);
   } catch (err) {

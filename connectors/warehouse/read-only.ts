@@ -1,11 +1,8 @@
 import { ValidationError } from "../../core/errors.js";
+import type { SqlLexicon } from "./adapter.js";
 import type { Warehouse } from "./open.js";
-import { postgresReadBatches, postgresReadOnly } from "./postgres/read-only.js";
-import type { ReaderLogin } from "./postgres/reader.js";
 import type { ReadMeasure } from "./read-cap.js";
-import { ReadTimeoutError, type ResultColumn } from "./read-timeout.js";
-import { sqliteReadBatches } from "./sqlite/read-batches.js";
-import { sqliteReadOnly } from "./sqlite/read-only.js";
+import { type ReaderLoginSource, ReadTimeoutError, type ResultColumn } from "./read-timeout.js";
 
 export type { ResultColumn };
 export { ReadTimeoutError };
@@ -56,30 +53,13 @@ export interface ReadOnlyOptions {
    * Postgres: the login to read as when `--read-db` named none (store/reader-login.ts resolves
    * it); the statement never runs in the owner's session unless that login can only read.
    */
-  login?: (() => Promise<ReaderLogin>) | undefined;
+  login?: ReaderLoginSource;
 }
 
 const DEFAULT_READ_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_ROWS = 1_000_000;
 
-export type Dialect = "sqlite" | "postgres";
-
 const FIRST_WORDS = new Set(["select", "with", "values", "table", "explain"]);
-
-/** SQLite pragmas that only report (asked without `=`). */
-const READ_PRAGMAS = new Set([
-  "table_info",
-  "table_xinfo",
-  "table_list",
-  "index_list",
-  "index_info",
-  "index_xinfo",
-  "foreign_key_list",
-  "database_list",
-  "collation_list",
-  "function_list",
-  "compile_options",
-]);
 
 /**
  * Functions whose effects reach past the statement (or past the database), refused by name on
@@ -118,77 +98,103 @@ interface Scan {
   unterminated: boolean;
 }
 
+/** Where a scanned token never ends (a string, quoted name or comment left open). */
+const UNTERMINATED = -1;
+
+const DOLLAR_TAG = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/;
+
 /** Words (keywords and identifiers, quoted ones unquoted) outside strings and comments. */
-function scan(text: string, dialect: Dialect): Scan {
-  const words: string[] = [];
-  const tails: string[] = [];
-  let i = 0;
-  const n = text.length;
-  while (i < n) {
-    const c = text[i]!;
-    const next = text[i + 1];
-    if (c === "-" && next === "-") {
-      const end = text.indexOf("\n", i);
-      i = end < 0 ? n : end + 1;
-    } else if (c === "/" && next === "*") {
-      // Postgres nests block comments, SQLite does not.
-      let depth = 1;
-      i += 2;
-      while (i < n && depth > 0) {
-        if (text[i] === "*" && text[i + 1] === "/") {
-          depth--;
-          i += 2;
-        } else if (dialect === "postgres" && text[i] === "/" && text[i + 1] === "*") {
-          depth++;
-          i += 2;
-        } else i++;
-      }
-      if (depth > 0) return { words, tailAfterSemicolon: tails, unterminated: true };
-    } else if (c === "'") {
-      const escapes = dialect === "postgres" && /[eE]$/.test(text.slice(Math.max(0, i - 1), i));
-      i++;
-      for (;;) {
-        if (i >= n) return { words, tailAfterSemicolon: tails, unterminated: true };
-        if (escapes && text[i] === "\\") i += 2;
-        else if (text[i] === "'" && text[i + 1] === "'") i += 2;
-        else if (text[i] === "'") break;
-        else i++;
-      }
-      i++;
-    } else if (c === '"' || (dialect === "sqlite" && (c === "`" || c === "["))) {
-      const close = c === "[" ? "]" : c;
-      let word = "";
-      i++;
-      for (;;) {
-        if (i >= n) return { words, tailAfterSemicolon: tails, unterminated: true };
-        if (text[i] === close && text[i + 1] === close && close !== "]") {
-          word += close;
-          i += 2;
-        } else if (text[i] === close) break;
-        else word += text[i++];
-      }
-      i++;
-      words.push(word.toLowerCase());
-    } else if (c === "$" && dialect === "postgres" && /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.test(text.slice(i))) {
-      const tag = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(text.slice(i))![0];
-      const end = text.indexOf(tag, i + tag.length);
-      if (end < 0) return { words, tailAfterSemicolon: tails, unterminated: true };
-      i = end + tag.length;
-    } else if (c === ";") {
-      tails.push(text.slice(i + 1));
-      i++;
-    } else if (/[A-Za-z_\u0080-\uffff]/.test(c)) {
-      let j = i + 1;
-      while (j < n && /[A-Za-z0-9_$\u0080-\uffff]/.test(text[j]!)) j++;
-      words.push(text.slice(i, j).toLowerCase());
-      i = j;
-    } else i++;
+function scan(text: string, lexicon: SqlLexicon): Scan {
+  const s: Scan = { words: [], tailAfterSemicolon: [], unterminated: false };
+  for (let i = 0; i < text.length; ) {
+    i = scanToken(text, i, lexicon, s);
+    if (i === UNTERMINATED) return { ...s, unterminated: true };
   }
-  return { words, tailAfterSemicolon: tails, unterminated: false };
+  return s;
 }
 
-const onlyComments = (text: string, dialect: Dialect) =>
-  scan(text, dialect).words.length === 0 && !/[^\s;]/.test(stripComments(text));
+/**
+ * Reads the token at `i` — a comment, a string, a quoted name, a word, a `;` or any other
+ * character — keeping its word or what follows its semicolon in `s`; returns where it ends.
+ */
+function scanToken(text: string, i: number, lexicon: SqlLexicon, s: Scan): number {
+  const c = text[i]!;
+  const next = text[i + 1];
+  if (c === "-" && next === "-") {
+    const end = text.indexOf("\n", i);
+    return end < 0 ? text.length : end + 1;
+  }
+  if (c === "/" && next === "*") return pastBlockComment(text, i, lexicon.nestedComments);
+  if (c === "'")
+    return pastString(text, i, lexicon.escapeStrings && /[eE]$/.test(text.slice(Math.max(0, i - 1), i)));
+  const close = lexicon.identifierQuotes.get(c);
+  if (close !== undefined) return pastQuotedName(text, i, close, s.words);
+  const tag = c === "$" && lexicon.dollarQuotes ? DOLLAR_TAG.exec(text.slice(i))?.[0] : undefined;
+  if (tag !== undefined) {
+    const end = text.indexOf(tag, i + tag.length);
+    return end < 0 ? UNTERMINATED : end + tag.length;
+  }
+  if (c === ";") {
+    s.tailAfterSemicolon.push(text.slice(i + 1));
+    return i + 1;
+  }
+  if (!/[A-Za-z_\u0080-\uffff]/.test(c)) return i + 1;
+  let j = i + 1;
+  while (j < text.length && /[A-Za-z0-9_$\u0080-\uffff]/.test(text[j]!)) j++;
+  s.words.push(text.slice(i, j).toLowerCase());
+  return j;
+}
+
+/** Past the block comment opening at `i`: Postgres nests them, SQLite does not. */
+function pastBlockComment(text: string, i: number, nested: boolean): number {
+  let depth = 1;
+  let at = i + 2;
+  while (at < text.length && depth > 0) {
+    if (text[at] === "*" && text[at + 1] === "/") {
+      depth--;
+      at += 2;
+    } else if (nested && text[at] === "/" && text[at + 1] === "*") {
+      depth++;
+      at += 2;
+    } else at++;
+  }
+  return depth > 0 ? UNTERMINATED : at;
+}
+
+/** Past the string opening at `i` (`''` inside it; `\'` too where it takes backslash escapes). */
+function pastString(text: string, i: number, escapes: boolean): number {
+  let at = i + 1;
+  for (;;) {
+    if (at >= text.length) return UNTERMINATED;
+    if (escapes && text[at] === "\\") at += 2;
+    else if (text[at] === "'" && text[at + 1] === "'") at += 2;
+    else if (text[at] === "'") return at + 1;
+    else at++;
+  }
+}
+
+/**
+ * Past the quoted name opening at `i`, closed by `close` (doubled, it stands for itself where it
+ * also opens the name), its unquoted word kept in `words`.
+ */
+function pastQuotedName(text: string, i: number, close: string, words: string[]): number {
+  const doubles = text[i] === close;
+  let word = "";
+  let at = i + 1;
+  for (;;) {
+    if (at >= text.length) return UNTERMINATED;
+    if (doubles && text[at] === close && text[at + 1] === close) {
+      word += close;
+      at += 2;
+    } else if (text[at] === close) break;
+    else word += text[at++];
+  }
+  words.push(word.toLowerCase());
+  return at + 1;
+}
+
+const onlyComments = (text: string, lexicon: SqlLexicon) =>
+  scan(text, lexicon).words.length === 0 && !/[^\s;]/.test(stripComments(text));
 
 function stripComments(text: string): string {
   return text.replace(/--[^\n]*(\n|$)/g, " ").replace(/\/\*[\s\S]*?\*\//g, " ");
@@ -203,18 +209,23 @@ function refuse(source: string, message: string): never {
  * check again (SQLite's `Statement.readonly`, Postgres's READ ONLY transaction): this check is what
  * gives a clear message, theirs is what cannot be talked around.
  *
- * @example checkReadStatement("select 1;", "sqlite").text // "select 1"
+ * @example checkReadStatement("select 1;", w.adapter.lexicon).text // "select 1"
  */
-export function checkReadStatement(text: string, dialect: Dialect, source = "SQL query"): CheckedStatement {
+export function checkReadStatement(
+  text: string,
+  lexicon: SqlLexicon,
+  source = "SQL query",
+): CheckedStatement {
   if (text.includes("\0")) refuse(source, "contains a NUL byte");
-  const s = scan(text, dialect);
+  const s = scan(text, lexicon);
   if (s.unterminated) refuse(source, "has an unterminated string, identifier or comment");
-  if (s.tailAfterSemicolon.some((tail) => !onlyComments(tail, dialect))) {
+  if (s.tailAfterSemicolon.some((tail) => !onlyComments(tail, lexicon))) {
     refuse(source, "must be exactly one statement (found a `;` followed by more)");
   }
   const firstWord = s.words[0];
   if (firstWord === undefined) refuse(source, "is empty");
-  const pragma = dialect === "sqlite" && firstWord === "pragma";
+  const readPragmas = lexicon.readPragmas;
+  const pragma = readPragmas !== undefined && firstWord === "pragma";
   if (!FIRST_WORDS.has(firstWord) && !pragma) {
     refuse(
       source,
@@ -226,10 +237,10 @@ export function checkReadStatement(text: string, dialect: Dialect, source = "SQL
   }
   if (pragma) {
     const name = s.words[1] === "main" ? s.words[2] : s.words[1];
-    if (!name || !READ_PRAGMAS.has(name) || stripComments(text).includes("=")) {
+    if (!name || !readPragmas.has(name) || stripComments(text).includes("=")) {
       refuse(
         source,
-        `PRAGMA ${name ?? ""} is refused: only ${[...READ_PRAGMAS].join(", ")}, without "=", may be read`,
+        `PRAGMA ${name ?? ""} is refused: only ${[...readPragmas].join(", ")}, without "=", may be read`,
       );
     }
   }
@@ -260,7 +271,7 @@ export async function readOnly(
   o: ReadOnlyOptions = {},
 ): Promise<Record<string, unknown>[]> {
   const source = o.source ?? "SQL query";
-  const checked = checkReadStatement(text, w.adapter.dialect, source);
+  const checked = checkReadStatement(text, w.adapter.lexicon, source);
   const timeoutMs = o.timeoutMs ?? readTimeoutMs();
   const opts = {
     params: o.params ?? [],
@@ -273,13 +284,7 @@ export async function readOnly(
     maxCellBytes: o.maxCellBytes,
     onMeasure: o.onMeasure,
   };
-  if (w.raw.kind === "postgres") return postgresReadOnly(await w.reader!.pool(o.login), checked.text, opts);
-  return sqliteReadOnly(
-    w.raw.database,
-    w.target.kind === "sqlite" ? w.target.path : ":memory:",
-    checked.text,
-    opts,
-  );
+  return w.readPath.rows(checked.text, opts, o.login);
 }
 
 export interface BatchReadOptions {
@@ -298,7 +303,7 @@ export interface BatchReadOptions {
    * per row: a million rows read faster). The next batch is handed over only once it resolves.
    */
   onBatch: (rows: unknown[][]) => Promise<void> | void;
-  login?: (() => Promise<ReaderLogin>) | undefined;
+  login?: ReaderLoginSource;
 }
 
 /**
@@ -310,7 +315,7 @@ export interface BatchReadOptions {
  */
 export async function readOnlyBatches(w: Warehouse, text: string, o: BatchReadOptions): Promise<number> {
   const source = o.source ?? "SQL query";
-  const checked = checkReadStatement(text, w.adapter.dialect, source);
+  const checked = checkReadStatement(text, w.adapter.lexicon, source);
   const opts = {
     params: o.params ?? [],
     timeoutMs: o.timeoutMs,
@@ -320,14 +325,7 @@ export async function readOnlyBatches(w: Warehouse, text: string, o: BatchReadOp
     onColumns: o.onColumns,
     onBatch: o.onBatch,
   };
-  if (w.raw.kind === "postgres")
-    return postgresReadBatches(await w.reader!.pool(o.login), checked.text, opts);
-  return sqliteReadBatches(
-    w.raw.database,
-    w.target.kind === "sqlite" ? w.target.path : ":memory:",
-    checked.text,
-    opts,
-  );
+  return w.readPath.batches(checked.text, opts, o.login);
 }
 
 /** Ends the SQLite reader processes, if any run (each also ends itself when idle for 5 s). */

@@ -10,6 +10,12 @@ const DEFAULT_DB = "./skillsync.db";
 /** Where every mistake below is: the flag, else the variable. */
 const SOURCE = "database URL (--db or DATABASE_URL)";
 
+/** Where a message about the warehouse says it came from: the flag, else the variable. */
+export const URL_SETTING = "--db (or DATABASE_URL)";
+
+/** What a message about a warehouse that is not there yet says to do. */
+export const NOT_THERE = "run a pipeline or `skillsync migrate` to create one";
+
 /**
  * Reads a database URL: a path or `sqlite:PATH` is a SQLite file, `postgres://…` a Postgres server.
  * `?schema=NAME` on a Postgres URL puts every table in that schema (one per test, one per tenant).

@@ -106,7 +106,7 @@ async function planExport(w: Warehouse, req: ExportRequest): Promise<Planned[]> 
   if (req.sql !== undefined) {
     if (isFolder) usage(`--out ${req.out} is a folder: with --sql, --out is the file to write`);
     folderMustExist(out, req.out);
-    const text = checkReadStatement(req.sql, w.adapter.dialect, "--sql").text;
+    const text = checkReadStatement(req.sql, w.adapter.lexicon, "--sql").text;
     const select = text;
     const columns = req.sinceLast ? await resultColumns(w, text) : [];
     const hasLoadId = columns.some((c) => c.name === "load_id");

@@ -72,7 +72,7 @@ async function listTables(ctx: ToolContext) {
  */
 function readOnlyRefusal(ctx: ToolContext, err: unknown): never {
   if (!(err instanceof ValidationError)) throw err;
-  const dialect = ctx.warehouse.adapter.dialect === "sqlite" ? "SQLite" : "Postgres";
+  const dialect = ctx.warehouse.adapter.displayName;
   throw new ValidationError(
     err.source,
     [

@@ -3,6 +3,7 @@ import type { ColumnType } from "../../../schema/table.js";
 import type { StoredColumn, WarehouseAdapter } from "../adapter.js";
 import { atomically } from "../atomic.js";
 import { comment, comments, commentView, dropPrimaryKey, primaryKeys } from "./keys.js";
+import { POSTGRES_LEXICON } from "./sql-lexicon.js";
 
 const SQL_TYPES: Record<ColumnType, string> = {
   text: "text",
@@ -41,6 +42,8 @@ let resolved = 0;
 export function postgresAdapter(schema: string | undefined): WarehouseAdapter {
   return {
     dialect: "postgres",
+    displayName: "Postgres",
+    lexicon: POSTGRES_LEXICON,
     schema,
     sqlType: (t) => SQL_TYPES[t],
     bind(value, type) {

@@ -4,14 +4,24 @@ import { SkillsyncError, ValidationError } from "../../../core/errors.js";
 import {
   type BatchReadDialectOptions,
   type DialectReadOptions,
+  type ReadPath,
   ReadTimeoutError,
   type ResultColumn,
 } from "../read-timeout.js";
 import { readThroughCursor } from "./read-cursor.js";
+import type { ReaderSlot } from "./reader.js";
 import { exactPgTypes } from "./types.js";
 
 /** How long after `statement_timeout` the client stops waiting and cancels from another connection. */
 const GRACE_MS = 1_000;
+
+/** The read path of a Postgres warehouse: the reader login's pool (postgres/reader.ts). */
+export function postgresReadPath(reader: ReaderSlot): ReadPath {
+  return {
+    rows: async (text, o, login) => postgresReadOnly(await reader.pool(login), text, o),
+    batches: async (text, o, login) => postgresReadBatches(await reader.pool(login), text, o),
+  };
+}
 
 /**
  * One read on Postgres: a connection of its own from the reader's pool, `BEGIN READ ONLY` with local
@@ -21,7 +31,7 @@ const GRACE_MS = 1_000;
  * survives). A connection whose statement failed or was cancelled is closed instead. If the server does
  * not stop the statement in time, the client cancels the backend from another connection.
  */
-export function postgresReadOnly(
+function postgresReadOnly(
   pool: pg.Pool,
   text: string,
   o: DialectReadOptions,
@@ -36,11 +46,7 @@ export function postgresReadOnly(
  * asked for), so no more than a batch or two are ever held. `timeoutMs` undefined: no time limit
  * (statement_timeout and idle_in_transaction_session_timeout off for this transaction only).
  */
-export function postgresReadBatches(
-  pool: pg.Pool,
-  text: string,
-  o: BatchReadDialectOptions,
-): Promise<number> {
+function postgresReadBatches(pool: pg.Pool, text: string, o: BatchReadDialectOptions): Promise<number> {
   return inReadTransaction(pool, o.timeoutMs, o.source, async (client) => {
     const cursor = client.query(
       new Cursor<unknown[]>(text, [...o.params], {

@@ -4,6 +4,7 @@ import type { ColumnType } from "../../../schema/table.js";
 import type { StoredColumn, WarehouseAdapter } from "../adapter.js";
 import { atomically } from "../atomic.js";
 import { primaryKeys, rebuildWithoutPrimaryKey } from "./rebuild.js";
+import { SQLITE_LEXICON } from "./sql-lexicon.js";
 import { sqliteSyncDriver } from "./synchronous.js";
 
 const SQL_TYPES: Record<ColumnType, string> = {
@@ -72,6 +73,8 @@ function originsOf(
 
 const SQLITE: Omit<WarehouseAdapter, "synchronous" | "columns"> = {
   dialect: "sqlite",
+  displayName: "SQLite",
+  lexicon: SQLITE_LEXICON,
   schema: undefined,
   sqlType: (t) => SQL_TYPES[t],
   bind(value, type) {

@@ -1,14 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { checkReadStatement, type Dialect } from "../../../connectors/warehouse/read-only.js";
+import { POSTGRES_LEXICON } from "../../../connectors/warehouse/postgres/sql-lexicon.js";
+import { checkReadStatement } from "../../../connectors/warehouse/read-only.js";
+import { SQLITE_LEXICON } from "../../../connectors/warehouse/sqlite/sql-lexicon.js";
 import { ValidationError } from "../../../core/errors.js";
 
 // The first check of the one read-only path (every read: `skillsync sql`, the server's tables, a
 // pipeline's input sql, Sheets pushes, the MCP query tool). The hostile corpus of
 // test/reliability/read-only.test.ts runs it, and the databases behind it, end to end.
 
-const refused = (sql: string, dialect: Dialect = "sqlite") => {
+const LEXICONS = { sqlite: SQLITE_LEXICON, postgres: POSTGRES_LEXICON };
+
+const refused = (sql: string, dialect: keyof typeof LEXICONS = "sqlite") => {
   try {
-    checkReadStatement(sql, dialect);
+    checkReadStatement(sql, LEXICONS[dialect]);
     return undefined;
   } catch (err) {
     expect(err).toBeInstanceOf(ValidationError);
