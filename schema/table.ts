@@ -1,14 +1,6 @@
-export const COLUMN_TYPES = [
-  "text",
-  "integer",
-  "number",
-  "decimal",
-  "boolean",
-  "date",
-  "timestamp",
-  "json",
-] as const;
-export type ColumnType = (typeof COLUMN_TYPES)[number];
+import type { ColumnType } from "../core/column-types.js";
+
+export { COLUMN_TYPES, type ColumnType } from "../core/column-types.js";
 
 export interface ColumnDef {
   name: string;

@@ -1,17 +1,10 @@
+import type { DataType } from "../../core/column-types.js";
+
 /**
  * The types a row file carries, as `skillsync export` maps them (docs/export.md): integers (64-bit),
  * reals (double), decimals, booleans, dates, timestamps (UTC), JSON (as text), text, bytes.
  */
-export type FileColumnType =
-  | "integer"
-  | "number"
-  | "decimal"
-  | "boolean"
-  | "date"
-  | "timestamp"
-  | "json"
-  | "text"
-  | "blob";
+export type FileColumnType = DataType;
 
 export interface FileColumn {
   name: string;
