@@ -40,8 +40,23 @@ export async function claimDue(
 ): Promise<OutboxEvent[]> {
   if (!targets.length) return [];
   await releaseDeadClaims(w, targets, o.now);
+  const rows = await dueRows(w, targets, o);
+  const lease = iso(new Date(o.now.getTime() + o.leaseMs));
+  const out: OutboxEvent[] = [];
+  for (const r of rows) {
+    const event = await claim(w, r, lease);
+    if (event) out.push(event);
+  }
+  return out;
+}
+
+/**
+ * Undelivered events of these targets that are due, not given up on, and first of their run and
+ * target among those still undelivered; oldest first.
+ */
+function dueRows(w: Warehouse, targets: readonly string[], o: { now: Date; limit: number }) {
   const cutoff = iso(new Date(o.now.getTime() - GIVE_UP_MS));
-  const rows = await w.db
+  return w.db
     .selectFrom("skillsync_outbox as o")
     .select([
       "o.id",
@@ -73,31 +88,34 @@ export async function claimDue(
     .orderBy("o.id")
     .limit(o.limit)
     .execute();
-  const lease = iso(new Date(o.now.getTime() + o.leaseMs));
+}
+
+/** Claims one due event until `lease`; undefined when another deliverer took it first. */
+async function claim(
+  w: Warehouse,
+  r: Awaited<ReturnType<typeof dueRows>>[number],
+  lease: string,
+): Promise<OutboxEvent | undefined> {
   const { host, pid } = self();
-  const out: OutboxEvent[] = [];
-  for (const r of rows) {
-    const attempts = Number(r.attempts);
-    const taken = await w.db
-      .updateTable("skillsync_outbox")
-      .set({ attempts: attempts + 1, next_attempt_at: lease, claimed_host: host, claimed_pid: pid })
-      .where("id", "=", r.id)
-      .where("attempts", "=", attempts)
-      .where("delivered_at", "is", null)
-      .executeTakeFirst();
-    if (Number(taken.numUpdatedRows) !== 1) continue;
-    out.push({
-      seq: Number(r.id),
-      id: String(r.event_id),
-      target: String(r.target),
-      runId: r.run_id === null ? null : String(r.run_id),
-      kind: r.kind as EventKind,
-      payload: JSON.parse(String(r.payload)) as Record<string, unknown>,
-      createdAt: new Date(r.created_at as string | Date).toISOString(),
-      attempts: attempts + 1,
-    });
-  }
-  return out;
+  const attempts = Number(r.attempts);
+  const taken = await w.db
+    .updateTable("skillsync_outbox")
+    .set({ attempts: attempts + 1, next_attempt_at: lease, claimed_host: host, claimed_pid: pid })
+    .where("id", "=", r.id)
+    .where("attempts", "=", attempts)
+    .where("delivered_at", "is", null)
+    .executeTakeFirst();
+  if (Number(taken.numUpdatedRows) !== 1) return undefined;
+  return {
+    seq: Number(r.id),
+    id: String(r.event_id),
+    target: String(r.target),
+    runId: r.run_id === null ? null : String(r.run_id),
+    kind: r.kind as EventKind,
+    payload: JSON.parse(String(r.payload)) as Record<string, unknown>,
+    createdAt: new Date(r.created_at as string | Date).toISOString(),
+    attempts: attempts + 1,
+  };
 }
 
 /**

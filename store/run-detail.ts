@@ -67,8 +67,25 @@ export async function runDetail(w: Warehouse, id: string): Promise<RunDetail | u
   const run = await getRun(w, id);
   if (!run) return undefined;
   const byPipeline = new Map<string, PipelineDetail>();
-  const detail = (p: string) => byPipeline.get(p) ?? byPipeline.set(p, emptyDetail(p)).get(p)!;
+  const detail: DetailOf = (p) => byPipeline.get(p) ?? byPipeline.set(p, emptyDetail(p)).get(p)!;
   for (const p of readJson<string[]>(run["pipelines"])) detail(p);
+  await addOutcomes(w, id, detail);
+  await addFailures(w, id, detail);
+  await addPartLoads(w, id, detail);
+  await addRejects(w, id, detail);
+  return {
+    run,
+    warnings: readJson<string[] | null>(run["warnings"] ?? null) ?? [],
+    pipelines: [...byPipeline.values()],
+    loads: await loadsOfRun(w, id),
+  };
+}
+
+/** A pipeline's detail, made empty the first time it is asked for. */
+type DetailOf = (pipeline: string) => PipelineDetail;
+
+/** Counts the run's ledger rows by outcome, with their credits and loaded rows. */
+async function addOutcomes(w: Warehouse, id: string, detail: DetailOf): Promise<void> {
   const outcomes = await w.db
     .selectFrom("skillsync_calls")
     .select((eb) => [
@@ -90,6 +107,10 @@ export async function runDetail(w: Warehouse, id: string): Promise<RunDetail | u
     const field = OUTCOME_FIELD[String(o.outcome)];
     if (field) (d[field] as number) += n;
   }
+}
+
+/** The run's failed and ambiguous calls, grouped by error code and message. */
+async function addFailures(w: Warehouse, id: string, detail: DetailOf): Promise<void> {
   const failures = await w.db
     .selectFrom("skillsync_calls")
     .select((eb) => ["pipeline", "error_code", "error", eb.fn.countAll().as("n")])
@@ -105,7 +126,10 @@ export async function runDetail(w: Warehouse, id: string): Promise<RunDetail | u
       count: Number(f.n),
     });
   }
-  // Report parts (and loads by versions before 005) are marked in skillsync_part_loads instead.
+}
+
+/** Rows loaded from report parts (and loads by versions before 005), marked in skillsync_part_loads instead of the ledger. */
+async function addPartLoads(w: Warehouse, id: string, detail: DetailOf): Promise<void> {
   const marks = await w.db
     .selectFrom("skillsync_part_loads")
     .select((eb) => ["pipeline", eb.fn.sum("rows").as("rows")])
@@ -113,6 +137,9 @@ export async function runDetail(w: Warehouse, id: string): Promise<RunDetail | u
     .groupBy("pipeline")
     .execute();
   for (const m of marks) detail(String(m.pipeline)).rows += Number(m.rows ?? 0);
+}
+
+async function addRejects(w: Warehouse, id: string, detail: DetailOf): Promise<void> {
   const rejects = await w.db
     .selectFrom("skillsync_rejects")
     .select((eb) => ["pipeline", eb.fn.countAll().as("n")])
@@ -120,10 +147,4 @@ export async function runDetail(w: Warehouse, id: string): Promise<RunDetail | u
     .groupBy("pipeline")
     .execute();
   for (const r of rejects) detail(String(r.pipeline)).rejects = Number(r.n);
-  return {
-    run,
-    warnings: readJson<string[] | null>(run["warnings"] ?? null) ?? [],
-    pipelines: [...byPipeline.values()],
-    loads: await loadsOfRun(w, id),
-  };
 }

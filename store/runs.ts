@@ -99,10 +99,6 @@ export function ownerAlive(row: { pid: unknown; host: unknown; heartbeat_at: unk
 }
 
 /**
- * Starts a run, or resumes the last unfinished run of the same pipelines and params (crashed,
- * stopped at a ceiling, interrupted or failed), so its load markers keep pages from loading twice.
- */
-/**
  * The counters a resumed run carries over from its earlier parts: what they paid, reused, wrote
  * and rejected is not done again. Planned and done are counted afresh (a resumed run plans every
  * call again and skips the loaded ones); failures and warnings belong to the part that met them.
@@ -130,58 +126,28 @@ function carried(r: Record<string, unknown>): CarriedCounters {
   };
 }
 
+/** What a run is started with: its key (pipelines and params), what it records of them, and why. */
+interface RunStart {
+  key: string;
+  pipelines: string[];
+  params: unknown;
+  trigger: Trigger;
+  creditsEstimated?: boolean | undefined;
+}
+
+/**
+ * Starts a run, or resumes the last unfinished run of the same pipelines and params (crashed,
+ * stopped at a ceiling, interrupted or failed), so its load markers keep pages from loading twice.
+ */
 export async function startRun(
   w: Warehouse,
-  r: {
-    key: string;
-    pipelines: string[];
-    params: unknown;
-    trigger: Trigger;
-    creditsEstimated?: boolean | undefined;
-  },
+  r: RunStart,
 ): Promise<{ id: string; resumed: boolean; carried?: CarriedCounters }> {
   const estimated = r.creditsEstimated === undefined ? null : r.creditsEstimated ? 1 : 0;
   const now = new Date().toISOString();
-  const candidates = await w.db
-    .selectFrom("skillsync_runs")
-    .select([
-      "id",
-      "status",
-      "pid",
-      "host",
-      "heartbeat_at",
-      "calls_cached",
-      "calls_shared",
-      "credits_spent",
-      "rows_written",
-      "rows_rejected",
-      "items_reused",
-      "credits_saved",
-    ])
-    .where("run_key", "=", r.key)
-    .where("status", "in", ["running", "ceiling", "interrupted", "failed"])
-    .orderBy("started_at", "desc")
-    .limit(5)
-    .execute();
-  for (const c of candidates) {
+  for (const c of await unfinishedRuns(w, r.key)) {
     if (c.status === "running" && ownerAlive(c)) continue;
-    const claimed = await w.db
-      .updateTable("skillsync_runs")
-      .set({
-        status: "running",
-        pid: process.pid,
-        host: hostname(),
-        heartbeat_at: now,
-        finished_at: null,
-        stop_reason: null,
-        error: null,
-        // A part priced by guesses makes the whole run's credits an estimate.
-        ...(estimated === 1 ? { credits_estimated: 1 } : {}),
-      })
-      .where("id", "=", c.id)
-      .where("status", "=", c.status)
-      .executeTakeFirst();
-    if (Number(claimed.numUpdatedRows) === 1) {
+    if (await claimRun(w, c, { now, estimated })) {
       // Calls the crashed process left in flight: their answers were never stored.
       await interruptReserved(w, [String(c.id)]);
       // Credits and rows from the ledger, which a crash cannot leave behind the work done.
@@ -210,6 +176,59 @@ export async function startRun(
     })
     .execute();
   return { id, resumed: false };
+}
+
+/** The latest runs of this key a start may resume, newest first, with the counters they carry. */
+function unfinishedRuns(w: Warehouse, key: string) {
+  return w.db
+    .selectFrom("skillsync_runs")
+    .select([
+      "id",
+      "status",
+      "pid",
+      "host",
+      "heartbeat_at",
+      "calls_cached",
+      "calls_shared",
+      "credits_spent",
+      "rows_written",
+      "rows_rejected",
+      "items_reused",
+      "credits_saved",
+    ])
+    .where("run_key", "=", key)
+    .where("status", "in", ["running", "ceiling", "interrupted", "failed"])
+    .orderBy("started_at", "desc")
+    .limit(5)
+    .execute();
+}
+
+/**
+ * Takes an unfinished run over for this process, if its status is still the one read (another
+ * process resuming it at the same moment finds it changed). True when this process has it.
+ */
+async function claimRun(
+  w: Warehouse,
+  c: { id: string; status: string },
+  o: { now: string; estimated: 0 | 1 | null },
+): Promise<boolean> {
+  const claimed = await w.db
+    .updateTable("skillsync_runs")
+    .set({
+      status: "running",
+      pid: process.pid,
+      host: hostname(),
+      heartbeat_at: o.now,
+      finished_at: null,
+      stop_reason: null,
+      error: null,
+      // A part priced by guesses makes the whole run's credits an estimate.
+      ...(o.estimated === 1 ? { credits_estimated: 1 } : {}),
+    })
+    .where("id", "=", c.id)
+    .where("status", "=", c.status)
+    .executeTakeFirst();
+  return Number(claimed.numUpdatedRows) === 1;
 }
 
 /** Writes the counters (and the heartbeat) of a run in progress. */
