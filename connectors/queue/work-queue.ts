@@ -1,23 +1,9 @@
-import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type PgBoss from "pg-boss";
 import { ConfigurationError } from "../../core/errors.js";
 import { isCatalogRace, isDeadlock } from "../warehouse/driver-errors.js";
-import type { WarehouseTarget } from "../warehouse/url.js";
-
-const INSERT_CHUNK = 250;
-
-/** The queue a run's batches of calls wait in until a worker takes them. */
-const CALLS_QUEUE = "skillsync-calls";
-
-type JobState = "created" | "retry" | "active" | "completed" | "cancelled" | "failed";
-
-interface QueuedJob<T> {
-  id: string;
-  data: T;
-  /** 0 on the first delivery; more when pg-boss re-delivers it (failed, or its lease expired). */
-  retryCount: number;
-}
+import { serverOf, type WarehouseTarget } from "../warehouse/url.js";
+import { CALLS_QUEUE, enqueueJobs, type JobState, jobStates, type QueuedJob, takeJobs } from "./jobs.js";
 
 interface EnqueueOptions {
   /** How long a worker may hold a job before pg-boss hands it to another (a dead worker's lease). */
@@ -70,18 +56,24 @@ async function startBoss(make: (Boss: typeof PgBoss) => PgBoss): Promise<PgBoss>
 
 /** Where pg-boss keeps its tables: its own schema beside the warehouse's (`pgboss` for the default one). */
 export function queueSchema(target: WarehouseTarget): string {
-  if (target.kind !== "postgres") {
+  return queueServer(target).schema;
+}
+
+/** The warehouse's Postgres server, and pg-boss's schema there; refused for a SQLite warehouse. */
+function queueServer(target: WarehouseTarget): { connectionString: string; schema: string } {
+  const server = serverOf(target);
+  if (!server) {
     throw new ConfigurationError(
       "workers need a Postgres warehouse (--db postgres://…): a SQLite warehouse runs every call in the process that runs it",
     );
   }
-  const schema = target.schema ? `${target.schema}_pgboss` : "pgboss";
+  const schema = server.schema ? `${server.schema}_pgboss` : "pgboss";
   if (schema.length > 63) {
     throw new ConfigurationError(
-      `the warehouse schema "${target.schema}" is too long for workers: its queue schema "${schema}" passes Postgres's 63 characters; use a schema of at most 56`,
+      `the warehouse schema "${server.schema}" is too long for workers: its queue schema "${schema}" passes Postgres's 63 characters; use a schema of at most 56`,
     );
   }
-  return schema;
+  return { connectionString: server.connectionString, schema };
 }
 
 /**
@@ -93,8 +85,7 @@ export async function openWorkQueue(
   target: WarehouseTarget,
   o: { maintenanceSeconds?: number; pollSeconds?: number } = {},
 ): Promise<WorkQueue> {
-  const schema = queueSchema(target);
-  const connectionString = target.kind === "postgres" ? target.connectionString : "";
+  const { connectionString, schema } = queueServer(target);
   const boss = await startBoss(
     (Boss) =>
       new Boss({
@@ -111,51 +102,10 @@ export async function openWorkQueue(
   const db = boss.getDb();
   const active = new Set<Promise<void>>();
   const pollingIntervalSeconds = o.pollSeconds ?? 0.5;
-
   return {
     schema,
-    async enqueue(jobs, { leaseSeconds }) {
-      const ids = jobs.map(() => randomUUID());
-      // A few hundred jobs per statement: a run of 100,000 calls is not one statement of megabytes.
-      for (let at = 0; at < jobs.length; at += INSERT_CHUNK) {
-        await boss.insert(
-          jobs.slice(at, at + INSERT_CHUNK).map((data, j) => ({
-            id: ids[at + j]!,
-            name: CALLS_QUEUE,
-            data,
-            expireInSeconds: leaseSeconds,
-            // Re-delivery is safe (a worker re-running a batch pays for nothing already answered),
-            // so a batch is retried (every 2 s, for a few minutes) rather than lost.
-            retryLimit: 100,
-            retryDelay: 2,
-            retryBackoff: false,
-          })),
-        );
-      }
-      return ids;
-    },
-    async work<T>(slots: number, handler: (job: QueuedJob<T>) => Promise<void>) {
-      for (let i = 0; i < slots; i++) {
-        let workerId: string | undefined;
-        workerId = await boss.work<T>(
-          CALLS_QUEUE,
-          { includeMetadata: true, batchSize: 1, pollingIntervalSeconds },
-          async ([job]) => {
-            if (!job) return;
-            const done = handler({ id: job.id, data: job.data, retryCount: job.retryCount });
-            active.add(done);
-            try {
-              await done;
-            } finally {
-              active.delete(done);
-              // pg-boss waits out its polling interval after a short job; with a job just done,
-              // the next is likely waiting: fetch it now.
-              if (workerId) boss.notifyWorker(workerId);
-            }
-          },
-        );
-      }
-    },
+    enqueue: (jobs, { leaseSeconds }) => enqueueJobs(boss, jobs, leaseSeconds),
+    work: (slots, handler) => takeJobs(boss, { slots, pollingIntervalSeconds, active }, handler),
     async stopTaking() {
       await boss.offWork(CALLS_QUEUE);
       await Promise.allSettled([...active]);
@@ -163,16 +113,7 @@ export async function openWorkQueue(
     async cancel(ids) {
       if (ids.length) await boss.cancel(CALLS_QUEUE, ids);
     },
-    async states(ids) {
-      const out = new Map<string, JobState>();
-      if (!ids.length) return out;
-      const r = await db.executeSql(
-        `select id::text, state from "${schema}".job where name = $1 and id = any($2::uuid[])`,
-        [CALLS_QUEUE, ids],
-      );
-      for (const row of r.rows) out.set(String(row.id), row.state as JobState);
-      return out;
-    },
+    states: (ids) => jobStates(db, schema, ids),
     depth: () => boss.getQueueSize(CALLS_QUEUE),
     async close() {
       await boss.stop({ graceful: false, wait: true, timeout: 5000 });

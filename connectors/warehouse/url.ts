@@ -94,6 +94,20 @@ function checkPostgresUrl(u: URL): void {
   }
 }
 
+/** A database server other processes reach too (a queue beside the warehouse lives there). */
+export interface DatabaseServer {
+  connectionString: string;
+  /** The warehouse's schema (`?schema=`); undefined: the default one. */
+  schema: string | undefined;
+}
+
+/** The server a warehouse's URL names: Postgres's; undefined for a SQLite file, which has none. */
+export function serverOf(target: WarehouseTarget): DatabaseServer | undefined {
+  return target.kind === "postgres"
+    ? { connectionString: target.connectionString, schema: target.schema }
+    : undefined;
+}
+
 /** A URL safe to print: the password is masked. */
 export function describeWarehouse(target: WarehouseTarget): string {
   if (target.kind === "sqlite") return `sqlite:${target.path}`;
