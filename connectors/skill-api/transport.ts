@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { type Dispatcher, errors, Pool } from "undici";
 import { redact } from "../../core/redact.js";
-import type { SkillApiConfig } from "./config.js";
+import type { SkillApiConfig } from "./client-config.js";
 import { TransportError } from "./errors.js";
 
 export interface HttpResponse {
@@ -56,9 +56,6 @@ export class HttpTransport {
       let sent = false;
       let settled = false;
       let controller: Dispatcher.DispatchController | undefined;
-      let status = 0;
-      let headers: IncomingHttpHeaders = {};
-      const chunks: Buffer[] = [];
 
       const finish = (fn: () => void) => {
         if (settled) return;
@@ -78,35 +75,16 @@ export class HttpTransport {
       }
       signal?.addEventListener("abort", onAbort, { once: true });
 
-      const handler: Dispatcher.DispatchHandler = {
-        onRequestStart: (ctrl) => {
+      const handler = wholeResponse({
+        start: (ctrl) => {
           controller = ctrl;
           if (settled) ctrl.abort(abortReason(signal));
           else sent = true;
         },
-        onResponseStart: (_ctrl, statusCode, responseHeaders) => {
-          status = statusCode;
-          headers = responseHeaders;
-        },
-        onResponseData: (_ctrl, chunk) => {
-          chunks.push(chunk);
-        },
-        onResponseEnd: () =>
-          finish(() => resolve({ status, headers, body: Buffer.concat(chunks).toString("utf8") })),
-        onResponseError: (_ctrl, err) => fail(err),
-      };
-      pool.dispatch(
-        {
-          origin: req.url.origin,
-          path: `${req.url.pathname}${req.url.search}`,
-          method: "POST",
-          headers: req.headers,
-          body: req.payload,
-          headersTimeout: this.#config.headersTimeoutMs,
-          bodyTimeout: this.#config.bodyTimeoutMs,
-        },
-        handler,
-      );
+        end: (response) => finish(() => resolve(response)),
+        error: fail,
+      });
+      pool.dispatch(this.#dispatchOptions(req), handler);
     });
   }
 
@@ -132,10 +110,48 @@ export class HttpTransport {
     return pool;
   }
 
+  #dispatchOptions(req: PostRequest): Dispatcher.DispatchOptions {
+    return {
+      origin: req.url.origin,
+      path: `${req.url.pathname}${req.url.search}`,
+      method: "POST",
+      headers: req.headers,
+      body: req.payload,
+      headersTimeout: this.#config.headersTimeoutMs,
+      bodyTimeout: this.#config.bodyTimeoutMs,
+    };
+  }
+
   #transportError(slug: string, err: unknown, sent: boolean): TransportError {
     const { detail, timeout } = describe(err, this.#config);
     return new TransportError({ slug, sent, timeout, detail: redact(detail), cause: err });
   }
+}
+
+/**
+ * An undici handler that gathers the whole response: `start` when the request is handed to a
+ * connected socket, then `end` with the status, headers and body, or `error`.
+ */
+function wholeResponse(on: {
+  start: (ctrl: Dispatcher.DispatchController) => void;
+  end: (response: HttpResponse) => void;
+  error: (err: Error) => void;
+}): Dispatcher.DispatchHandler {
+  let status = 0;
+  let headers: IncomingHttpHeaders = {};
+  const chunks: Buffer[] = [];
+  return {
+    onRequestStart: (ctrl) => on.start(ctrl),
+    onResponseStart: (_ctrl, statusCode, responseHeaders) => {
+      status = statusCode;
+      headers = responseHeaders;
+    },
+    onResponseData: (_ctrl, chunk) => {
+      chunks.push(chunk);
+    },
+    onResponseEnd: () => on.end({ status, headers, body: Buffer.concat(chunks).toString("utf8") }),
+    onResponseError: (_ctrl, err) => on.error(err),
+  };
 }
 
 function abortReason(signal: AbortSignal | undefined): Error {
