@@ -1,6 +1,6 @@
 import { existsSync, statSync } from "node:fs";
-import { readKeyFile, sheetsConfigFromEnv } from "../../connectors/sheets/auth.js";
-import { resolveConfig } from "../../connectors/skill-api/config.js";
+import { readKeyFile, sheetsConfigFromEnv } from "../../connectors/sheets/google-auth.js";
+import { resolveConfig } from "../../connectors/skill-api/client-config.js";
 import { probeApi } from "../../connectors/skill-api/probe.js";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
 import { postJson } from "../../connectors/webhook/post.js";

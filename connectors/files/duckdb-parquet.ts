@@ -1,9 +1,9 @@
 import { once } from "node:events";
 import { createWriteStream, type WriteStream } from "node:fs";
 import { rm } from "node:fs/promises";
+import { converterOf } from "./cell-converters.js";
+import type { FileColumn, FileColumnType, RowFileWriter } from "./row-file-types.js";
 import { scratchOf } from "./temp-files.js";
-import type { FileColumn, FileColumnType, RowFileWriter } from "./types.js";
-import { converterOf } from "./values.js";
 
 /** How DuckDB reads each column from the scratch file, and what the Parquet column becomes. */
 const READ_AS: Record<FileColumnType, string> = {

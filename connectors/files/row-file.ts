@@ -1,8 +1,8 @@
 import { createParquetWriter } from "./duckdb-parquet.js";
+import type { FileColumn, FileFormat, RowFileWriter } from "./row-file-types.js";
 import { createTextWriter } from "./text-files.js";
-import type { FileColumn, FileFormat, RowFileWriter } from "./types.js";
 
-export type { FileColumn, FileColumnType, FileFormat, RowFileWriter } from "./types.js";
+export type { FileColumn, FileColumnType, FileFormat, RowFileWriter } from "./row-file-types.js";
 
 /**
  * A writer of `format` at `path` (created or replaced), for rows with these columns. The rows are

@@ -2,8 +2,8 @@ import { once } from "node:events";
 import { createWriteStream, type WriteStream } from "node:fs";
 import { rm } from "node:fs/promises";
 import { stringify } from "csv-stringify/sync";
-import type { FileColumn, RowFileWriter } from "./types.js";
-import { converterOf } from "./values.js";
+import { converterOf } from "./cell-converters.js";
+import type { FileColumn, RowFileWriter } from "./row-file-types.js";
 
 /**
  * CSV (RFC 4180 by csv-stringify: a header of the column names, `,`, quotes where needed, empty

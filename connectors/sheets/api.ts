@@ -1,7 +1,7 @@
 import type { sheets_v4 } from "googleapis/build/src/apis/sheets/index.js";
 import { ExitCode, SkillsyncError } from "../../core/errors.js";
 import { sleep } from "../skill-api/retry.js";
-import { DEFAULT_SHEETS_ROOT_URL, type SheetsCredentials, sheetsAuthClient } from "./auth.js";
+import { DEFAULT_SHEETS_ROOT_URL, type SheetsCredentials, sheetsAuthClient } from "./google-auth.js";
 import { SHEETS_LIMITS } from "./limits.js";
 import { WriteQuota } from "./quota.js";
 import {

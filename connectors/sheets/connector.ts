@@ -1,6 +1,6 @@
 import { oneAtATime } from "../../core/waiters.js";
 import { SheetsApi, type SheetsApiOptions } from "./api.js";
-import { notConfiguredError, sheetsConfigFromEnv } from "./auth.js";
+import { notConfiguredError, sheetsConfigFromEnv } from "./google-auth.js";
 import { SHEETS_LIMITS } from "./limits.js";
 import { type PushResult, type PushTarget, pushTable, type TableData } from "./push.js";
 import { createTab, findTab } from "./tabs.js";

@@ -8,7 +8,7 @@ import {
   operationPath,
   SLUG_PATTERN,
 } from "../../schema/catalog.js";
-import { resolveConfig, type SkillApiConfig, type SkillClientOptions } from "./config.js";
+import { resolveConfig, type SkillApiConfig, type SkillClientOptions } from "./client-config.js";
 import { RateLimitError, TransportError } from "./errors.js";
 import { memoryRateStores, RateGate, type RateStore } from "./rate-gate.js";
 import { interpretResponse } from "./response.js";

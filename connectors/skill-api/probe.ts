@@ -1,5 +1,5 @@
 import { operationPath, PROBE_SLUG } from "../../schema/catalog.js";
-import type { SkillApiConfig } from "./config.js";
+import type { SkillApiConfig } from "./client-config.js";
 import { TransportError } from "./errors.js";
 import { HttpTransport } from "./transport.js";
 

@@ -1,5 +1,5 @@
-import { notConfiguredError } from "../../connectors/sheets/auth.js";
 import { SheetsConnector } from "../../connectors/sheets/connector.js";
+import { notConfiguredError } from "../../connectors/sheets/google-auth.js";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
 import { redact } from "../../core/redact.js";
 import type { SheetReader } from "../define/inputs.js";

@@ -1,5 +1,5 @@
-import { notConfiguredError } from "../../connectors/sheets/auth.js";
 import type { SheetsConnector } from "../../connectors/sheets/connector.js";
+import { notConfiguredError } from "../../connectors/sheets/google-auth.js";
 import type { PushMode } from "../../connectors/sheets/push.js";
 import type { Warehouse } from "../../connectors/warehouse/open.js";
 import { redact } from "../../core/redact.js";

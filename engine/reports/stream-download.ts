@@ -3,7 +3,7 @@ import { type Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
 import { Client } from "undici";
-import type { SkillApiConfig } from "../../connectors/skill-api/config.js";
+import type { SkillApiConfig } from "../../connectors/skill-api/client-config.js";
 import {
   RateLimitError,
   ResponseShapeError,

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadDotEnv } from "../../cli/dotenv.js";
-import { readKeyFile } from "../../connectors/sheets/auth.js";
+import { readKeyFile } from "../../connectors/sheets/google-auth.js";
 import { READ_LIMITS } from "../../core/bounded-read.js";
 import { afterTest } from "../helpers/after-test.js";
 import { cli } from "../helpers/cli.js";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
-import { resolveConfig } from "../../../connectors/skill-api/config.js";
+import { resolveConfig } from "../../../connectors/skill-api/client-config.js";
 import { streamDownload } from "../../../engine/reports/stream-download.js";
 import { envelope, FakeServer } from "../../connectors/skill-api/fake-server.js";
 import { DOWNLOAD } from "./helpers.js";

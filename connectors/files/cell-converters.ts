@@ -1,4 +1,4 @@
-import type { FileColumnType } from "./types.js";
+import type { FileColumnType } from "./row-file-types.js";
 
 /**
  * The converter of one column: a warehouse value as a row file carries it, in its plain JavaScript
