@@ -3,7 +3,7 @@ import { interruptOwnRuns } from "../store/runs.js";
 import { finishSlot, type Owner, updateTick } from "../store/schedule-state.js";
 
 /** Waits for the promises to settle, at most `ms`; true when they all did. */
-export async function settleWithin(promises: Iterable<Promise<unknown>>, ms: number): Promise<boolean> {
+async function settleWithin(promises: Iterable<Promise<unknown>>, ms: number): Promise<boolean> {
   const all = Promise.allSettled([...promises]).then(() => true);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => {
@@ -53,4 +53,26 @@ export async function interruptLeftovers(w: Warehouse, me: Owner, ticks: InFligh
     });
   }
   return marked;
+}
+
+/** After the grace period, calls in flight are cut; the runs then get this long to record that. */
+const SETTLE_MS = 3000;
+
+/**
+ * Lets the ticks in flight end: within `graceMs` on their own (their runs send no new call once
+ * `soft` is aborted), then within SETTLE_MS once `hard` has cut their calls in flight; the runs
+ * still going after that are marked (interruptLeftovers). Returns the ids of the runs marked.
+ */
+export async function drainTicks(
+  w: Warehouse,
+  me: Owner,
+  inFlight: ReadonlyMap<Promise<void>, InFlightTick>,
+  aborts: { soft: AbortController; hard: AbortController },
+  graceMs: number,
+): Promise<string[]> {
+  aborts.soft.abort();
+  if (await settleWithin(inFlight.keys(), graceMs)) return [];
+  aborts.hard.abort(new Error("the scheduler's grace period ended"));
+  if (await settleWithin(inFlight.keys(), SETTLE_MS)) return [];
+  return interruptLeftovers(w, me, [...inFlight.values()]);
 }
