@@ -8,6 +8,35 @@ import type { RunCounters } from "../../store/runs.js";
  */
 export function workerMetrics(queueDepth: () => Promise<number>) {
   const registry = new Registry();
+  const { calls, credits, failures, latency } = workerCollectors(registry, queueDepth);
+  // Per batch, the counters last seen: metrics add what changed since (a batch taken over
+  // starts from what the earlier attempt counted, which was not this worker's).
+  const last = new Map<string, RunCounters>();
+  return {
+    registry,
+    onCall(ms: number, ok: boolean): void {
+      calls.inc({ outcome: ok ? "answered" : "failed" });
+      latency.observe(ms / 1000);
+    },
+    onCounters(jobId: string, c: RunCounters): void {
+      const before = last.get(jobId);
+      last.set(jobId, { ...c });
+      if (!before) return;
+      if (c.creditsSpent > before.creditsSpent) credits.inc(c.creditsSpent - before.creditsSpent);
+      if (c.callsFailed > before.callsFailed) failures.inc(c.callsFailed - before.callsFailed);
+    },
+    ended(jobId: string): void {
+      last.delete(jobId);
+    },
+    /** Serves `GET /metrics` on the port (0: any free one); resolves with the bound port. */
+    serve(port: number, host = "0.0.0.0"): Promise<{ server: Server; port: number }> {
+      return serveMetrics(registry, port, host);
+    },
+  };
+}
+
+/** The worker's metrics, registered in `registry`; the queue's depth is asked at each scrape. */
+function workerCollectors(registry: Registry, queueDepth: () => Promise<number>) {
   const calls = new Counter({
     name: "skillsync_worker_calls_total",
     help: "Calls this worker sent to the Skill API, by outcome (answered, failed)",
@@ -38,46 +67,31 @@ export function workerMetrics(queueDepth: () => Promise<number>) {
       this.set(await queueDepth());
     },
   });
-  // Per batch, the counters last seen: metrics add what changed since (a batch taken over
-  // starts from what the earlier attempt counted, which was not this worker's).
-  const last = new Map<string, RunCounters>();
-  return {
-    registry,
-    onCall(ms: number, ok: boolean): void {
-      calls.inc({ outcome: ok ? "answered" : "failed" });
-      latency.observe(ms / 1000);
-    },
-    onCounters(jobId: string, c: RunCounters): void {
-      const before = last.get(jobId);
-      last.set(jobId, { ...c });
-      if (!before) return;
-      if (c.creditsSpent > before.creditsSpent) credits.inc(c.creditsSpent - before.creditsSpent);
-      if (c.callsFailed > before.callsFailed) failures.inc(c.callsFailed - before.callsFailed);
-    },
-    ended(jobId: string): void {
-      last.delete(jobId);
-    },
-    /** Serves `GET /metrics` on the port (0: any free one); resolves with the bound port. */
-    serve(port: number, host = "0.0.0.0"): Promise<{ server: Server; port: number }> {
-      const server = createServer((req, res) => {
-        if (req.method !== "GET" || req.url?.split("?")[0] !== "/metrics") {
-          res.writeHead(404).end("not found: GET /metrics\n");
-          return;
-        }
-        registry
-          .metrics()
-          .then((text) => res.writeHead(200, { "content-type": registry.contentType }).end(text))
-          .catch((err: unknown) => res.writeHead(500).end(String(err)));
-      });
-      return new Promise((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(port, host, () => {
-          const a = server.address();
-          resolve({ server, port: typeof a === "object" && a ? a.port : port });
-        });
-      });
-    },
-  };
+  return { calls, credits, failures, latency };
+}
+
+function serveMetrics(
+  registry: Registry,
+  port: number,
+  host: string,
+): Promise<{ server: Server; port: number }> {
+  const server = createServer((req, res) => {
+    if (req.method !== "GET" || req.url?.split("?")[0] !== "/metrics") {
+      res.writeHead(404).end("not found: GET /metrics\n");
+      return;
+    }
+    registry
+      .metrics()
+      .then((text) => res.writeHead(200, { "content-type": registry.contentType }).end(text))
+      .catch((err: unknown) => res.writeHead(500).end(String(err)));
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      const a = server.address();
+      resolve({ server, port: typeof a === "object" && a ? a.port : port });
+    });
+  });
 }
 
 export type WorkerMetrics = ReturnType<typeof workerMetrics>;
