@@ -63,36 +63,63 @@ export async function openJob(ctx: JobContext, call: PlannedCall): Promise<Repor
   return { ...job, runId: ctx.runId };
 }
 
+type Sent = Awaited<ReturnType<typeof paidCall>>;
+type Created = Extract<Sent, { ok: true }>;
+
 /**
  * Creates a report: the job row is written with the credit reservation and the ledger row,
  * before the call is sent; the answer (reportId, maybe parts) is stored with the ledger success.
  */
 export async function createJob(ctx: JobContext, planned: PlannedCall): Promise<ReportJob | undefined> {
-  const w = ctx.warehouse;
   const call: ReportCall = {
     skill: planned.skill,
     body: planned.body,
     hash: planned.hash,
     credits: planned.credits,
   };
+  const sent = await sendCreate(ctx, call);
+  if (!sent) return undefined;
+  const { jobId, out } = sent;
+  if (!out.ok) {
+    if (jobId === 0) return undefined;
+    const status = out.ambiguous ? "lost" : "refused";
+    const why = out.ambiguous ? `${out.error.message}; no reportId is known` : out.error.message;
+    await updateJob(ctx.warehouse.db, jobId, {
+      status,
+      error: why,
+      ...(out.ambiguous ? {} : { credits: 0 }),
+    });
+    return undefined;
+  }
+  return recordCreated(ctx, call, jobId, out);
+}
+
+/**
+ * Sends the create call, its job row written with the reservation: a crash never leaves a paid
+ * create without it. The job's id is 0 when no reservation was made. Undefined when another run
+ * created the same report just now.
+ */
+async function sendCreate(
+  ctx: JobContext,
+  call: ReportCall,
+): Promise<{ jobId: number; out: Sent } | undefined> {
   let jobId = 0;
-  let out: Awaited<ReturnType<typeof paidCall>>;
-  try {
-    // The job row is written with the reservation: a crash never leaves a paid create without it.
-    const reserve = (record: CallRecord) =>
-      reserveAlone(w, ctx.ceilings, record, async (trx) => {
-        jobId = await insertJob(trx, {
-          pipeline: ctx.pipeline.name,
-          pipelineFile: ctx.pipeline.file,
-          skill: call.skill,
-          requestHash: call.hash,
-          request: call.body,
-          params: ctx.params,
-          runId: ctx.runId,
-          credits: call.credits,
-        });
+  const reserve = (record: CallRecord) =>
+    reserveAlone(ctx.warehouse, ctx.ceilings, record, async (trx) => {
+      jobId = await insertJob(trx, {
+        pipeline: ctx.pipeline.name,
+        pipelineFile: ctx.pipeline.file,
+        skill: call.skill,
+        requestHash: call.hash,
+        request: call.body,
+        params: ctx.params,
+        runId: ctx.runId,
+        credits: call.credits,
       });
-    out = await paidCall({ ...ctx, reserve }, call);
+    });
+  try {
+    const out = await paidCall({ ...ctx, reserve }, call);
+    return { jobId, out };
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
     reportFailure(
@@ -103,14 +130,16 @@ export async function createJob(ctx: JobContext, planned: PlannedCall): Promise<
     );
     return undefined;
   }
-  if (!out.ok) {
-    if (jobId === 0) return undefined;
-    const status = out.ambiguous ? "lost" : "refused";
-    const why = out.ambiguous ? `${out.error.message}; no reportId is known` : out.error.message;
-    await updateJob(w.db, jobId, { status, error: why, ...(out.ambiguous ? {} : { credits: 0 }) });
-    return undefined;
-  }
-  const done = out;
+}
+
+/** Stores the create's answer with the ledger success and moves the job on by what the answer says. */
+async function recordCreated(
+  ctx: JobContext,
+  call: ReportCall,
+  jobId: number,
+  done: Created,
+): Promise<ReportJob | undefined> {
+  const w = ctx.warehouse;
   const data = (done.result.data ?? {}) as Record<string, unknown>;
   const reading = readStatus(data);
   const reportId = String(data["reportId"]);

@@ -72,43 +72,9 @@ export function planCsvTable(
   sample: CsvRecord[],
   existing: ReadonlyMap<string, ColumnType>,
 ): CsvTable {
-  const byHeader = new Map(header.map((h, i) => [h, columns[i]!]));
-  const declared: Record<string, ColumnSpec> = {};
-  const cleaners = new Map<string, (cell: string | null) => unknown>();
-  const cleanerFor = (type: ColumnType) =>
-    type === "integer" || type === "number" || type === "decimal"
-      ? numericCell
-      : type === "text" || type === "json"
-        ? undefined
-        : typedCell;
-
-  for (const [name, spec] of Object.entries(records.columns)) {
-    const s = typeof spec === "string" ? { type: spec } : spec;
-    if ("value" in s && s.value !== undefined) {
-      declared[name] = spec;
-      continue;
-    }
-    const from = "from" in s && s.from !== undefined ? (byHeader.get(s.from) ?? s.from) : name;
-    declared[name] = { ...s, from, type: s.type ?? "text" };
-    const clean = cleanerFor(s.type ?? "text");
-    if (clean && !from.startsWith("$") && !cleaners.has(from)) cleaners.set(from, clean);
-  }
-  const used = new Set(Object.values(declared).map((s) => (typeof s === "string" ? "" : (s.from ?? ""))));
-  const unknown = columns.filter((c) => !used.has(c));
-  const inferred: Record<string, ColumnSpec> = {};
-  if (records.inferColumns) {
-    const guesses = inferColumns(
-      unknown.filter((c) => !existing.has(c)),
-      sample,
-    );
-    for (const c of unknown) {
-      if (c in declared || c in META) continue;
-      const type = existing.get(c) ?? guesses.get(c) ?? "text";
-      inferred[c] = { from: c, type, description: TOOLKIT_COLUMNS.reportColumn(c) };
-      const clean = cleanerFor(type);
-      if (clean) cleaners.set(c, clean);
-    }
-  }
+  const cleaners: Cleaners = new Map();
+  const declared = declaredColumns(records, new Map(header.map((h, i) => [h, columns[i]!])), cleaners);
+  const inferred = records.inferColumns ? inferredColumns(columns, declared, sample, existing, cleaners) : {};
   const key = records.key ?? REPORT_KEY;
   const mapping = compileMapping({
     ...records,
@@ -130,4 +96,61 @@ export function planCsvTable(
       return out;
     },
   };
+}
+
+/** Per header column, how its cells are cleaned for its type. */
+type Cleaners = Map<string, (cell: string | null) => unknown>;
+
+function cleanerFor(type: ColumnType): ((cell: string | null) => unknown) | undefined {
+  return type === "integer" || type === "number" || type === "decimal"
+    ? numericCell
+    : type === "text" || type === "json"
+      ? undefined
+      : typedCell;
+}
+
+/** The declared columns, `from` a header's own text turned into its column; their cleaners into `cleaners`. */
+function declaredColumns(
+  records: RecordsSpec,
+  byHeader: ReadonlyMap<string, string>,
+  cleaners: Cleaners,
+): Record<string, ColumnSpec> {
+  const declared: Record<string, ColumnSpec> = {};
+  for (const [name, spec] of Object.entries(records.columns)) {
+    const s = typeof spec === "string" ? { type: spec } : spec;
+    if ("value" in s && s.value !== undefined) {
+      declared[name] = spec;
+      continue;
+    }
+    const from = "from" in s && s.from !== undefined ? (byHeader.get(s.from) ?? s.from) : name;
+    declared[name] = { ...s, from, type: s.type ?? "text" };
+    const clean = cleanerFor(s.type ?? "text");
+    if (clean && !from.startsWith("$") && !cleaners.has(from)) cleaners.set(from, clean);
+  }
+  return declared;
+}
+
+/** Header columns nobody declared, typed as the table has them, else from the sample's cells. */
+function inferredColumns(
+  columns: string[],
+  declared: Record<string, ColumnSpec>,
+  sample: CsvRecord[],
+  existing: ReadonlyMap<string, ColumnType>,
+  cleaners: Cleaners,
+): Record<string, ColumnSpec> {
+  const used = new Set(Object.values(declared).map((s) => (typeof s === "string" ? "" : (s.from ?? ""))));
+  const unknown = columns.filter((c) => !used.has(c));
+  const inferred: Record<string, ColumnSpec> = {};
+  const guesses = inferColumns(
+    unknown.filter((c) => !existing.has(c)),
+    sample,
+  );
+  for (const c of unknown) {
+    if (c in declared || c in META) continue;
+    const type = existing.get(c) ?? guesses.get(c) ?? "text";
+    inferred[c] = { from: c, type, description: TOOLKIT_COLUMNS.reportColumn(c) };
+    const clean = cleanerFor(type);
+    if (clean) cleaners.set(c, clean);
+  }
+  return inferred;
 }

@@ -11,7 +11,7 @@ import type { PlannedCall } from "../extract/planned-calls.js";
 import { type JobContext, reportFailure, stopped } from "./context.js";
 import { JsonMemberStream } from "./json-member.js";
 import { loadPart } from "./load-part.js";
-import { finishPaid, paidCall, reportCall } from "./paid.js";
+import { finishPaid, paidCall, type ReportCall, reportCall } from "./paid.js";
 import { spoolDir, sweepSpoolDirs } from "./spool-dir.js";
 import { streamDownload } from "./stream-download.js";
 
@@ -55,84 +55,122 @@ export async function downloadParts(ctx: JobContext, start: ReportJob, planned: 
   }
 }
 
+/** One part of a report job, as it is downloaded and loaded. */
+interface Part {
+  job: ReportJob;
+  /** Its index in the job's parts. */
+  index: number;
+  call: ReportCall;
+  /** How messages name it: `pipeline: report id part n/m`. */
+  label: string;
+  spool: string;
+}
+
 async function downloadInto(
   ctx: JobContext,
   start: ReportJob,
   planned: PlannedCall,
   spool: string,
 ): Promise<void> {
-  const w = ctx.warehouse;
-  const spec = ctx.pipeline.report!;
   let job = start;
-  for (let part = 0; part < job.parts.length; part++) {
-    if (job.partsLoaded.includes(part)) continue;
+  for (let index = 0; index < job.parts.length; index++) {
+    if (job.partsLoaded.includes(index)) continue;
     if (stopped(ctx)) return;
-    const call = reportCall(ctx, spec.download, {
-      connectionId: job.request["connectionId"],
-      documentToken: job.parts[part]!.documentToken,
-    });
-    const label = `${ctx.pipeline.name}: report ${job.reportId} part ${part + 1}/${job.parts.length}`;
-    const downloaded = job.partsDownloaded.includes(part) && (await spoolStoredBody(w.db, call.hash, spool));
-    let observedAt = new Date().toISOString();
-    if (downloaded) {
-      ctx.counters.callsCached++;
-    } else {
-      ctx.counters.callsPlanned++;
-      const config = ctx.client instanceof SkillClient ? ctx.client.config : undefined;
-      const out = await paidCall(
-        ctx,
-        call,
-        config && (() => streamDownload(config, call.skill, call.body, spool)),
-      );
-      if (!out.ok) {
-        await updateJob(w.db, job.id, { error: `${label}: ${out.error.message}` });
-        return;
-      }
-      observedAt = out.receivedAt;
-      // Stored with the ledger success before loading: a crash while loading reloads it, never re-downloads.
-      await w.db.transaction().execute(async (trx) => {
-        await finishPaid(trx, ctx, call, out, true, config ? spool : undefined);
-        const current = (await getJob(trx, job.id, true)) ?? job;
-        await updateJob(trx, job.id, {
-          partsDownloaded: [...new Set([...current.partsDownloaded, part])].sort((a, b) => a - b),
-          credits: current.credits + call.credits,
-        });
-      });
-      // Answered whole by a client that does not stream: spooled from the store.
-      if (!config && !(await spoolStoredBody(w.db, call.hash, spool))) writeFileSync(spool, EMPTY);
-    }
+    const part = partOf(ctx, job, index, spool);
+    const observedAt = await spoolPart(ctx, part);
+    if (observedAt === undefined) return;
     ctx.counters.callsDone++;
-    try {
-      const r = await loadPart({
-        warehouse: w,
-        pipeline: ctx.pipeline,
-        jobId: job.id,
-        reportId: job.reportId!,
-        part,
-        content: csvOf(spool),
-        requestHash: call.hash,
-        context: {
-          input: planned.input,
-          request: job.request,
-          params: ctx.params,
-          observedAt,
-          runId: ctx.runId,
-          loadId: await openLoad(w, ctx.runId, ctx.pipeline.name),
-          skill: ctx.pipeline.skill,
-        },
-      });
-      ctx.counters.rowsWritten += r.rows;
-      ctx.counters.rowsRejected += r.rejected;
-      ctx.report(`${label}: ${r.skipped ? "already loaded" : `${r.rows} row(s) loaded`}`);
-    } catch (err) {
-      const message = `${label} was downloaded but could not be loaded: ${err instanceof Error ? err.message : String(err)}`;
-      await updateJob(w.db, job.id, { error: message });
-      reportFailure(ctx, call.hash, "REPORT_LOAD", message);
-      return;
-    }
-    job = (await getJob(w.db, job.id)) ?? job;
+    if (!(await loadSpooled(ctx, part, planned, observedAt))) return;
+    job = (await getJob(ctx.warehouse.db, job.id)) ?? job;
   }
   await finishJob(ctx, job);
+}
+
+function partOf(ctx: JobContext, job: ReportJob, index: number, spool: string): Part {
+  const call = reportCall(ctx, ctx.pipeline.report!.download, {
+    connectionId: job.request["connectionId"],
+    documentToken: job.parts[index]!.documentToken,
+  });
+  const label = `${ctx.pipeline.name}: report ${job.reportId} part ${index + 1}/${job.parts.length}`;
+  return { job, index, call, label, spool };
+}
+
+/**
+ * The part's stored bytes in the spool file: from the store when it was downloaded before, else
+ * downloaded (paid for) and stored. The time its answer was received; undefined when the download
+ * failed (the job says why).
+ */
+async function spoolPart(ctx: JobContext, part: Part): Promise<string | undefined> {
+  const { job, index, call, spool } = part;
+  const w = ctx.warehouse;
+  const downloaded = job.partsDownloaded.includes(index) && (await spoolStoredBody(w.db, call.hash, spool));
+  if (downloaded) {
+    ctx.counters.callsCached++;
+    return new Date().toISOString();
+  }
+  ctx.counters.callsPlanned++;
+  const config = ctx.client instanceof SkillClient ? ctx.client.config : undefined;
+  const out = await paidCall(
+    ctx,
+    call,
+    config && (() => streamDownload(config, call.skill, call.body, spool)),
+  );
+  if (!out.ok) {
+    await updateJob(w.db, job.id, { error: `${part.label}: ${out.error.message}` });
+    return undefined;
+  }
+  // Stored with the ledger success before loading: a crash while loading reloads it, never re-downloads.
+  await w.db.transaction().execute(async (trx) => {
+    await finishPaid(trx, ctx, call, out, true, config ? spool : undefined);
+    const current = (await getJob(trx, job.id, true)) ?? job;
+    await updateJob(trx, job.id, {
+      partsDownloaded: [...new Set([...current.partsDownloaded, index])].sort((a, b) => a - b),
+      credits: current.credits + call.credits,
+    });
+  });
+  // Answered whole by a client that does not stream: spooled from the store.
+  if (!config && !(await spoolStoredBody(w.db, call.hash, spool))) writeFileSync(spool, EMPTY);
+  return out.receivedAt;
+}
+
+/** Loads the spooled part; false when it could not be (the job and the run's failures say why). */
+async function loadSpooled(
+  ctx: JobContext,
+  part: Part,
+  planned: PlannedCall,
+  observedAt: string,
+): Promise<boolean> {
+  const { job, call, label } = part;
+  const w = ctx.warehouse;
+  try {
+    const r = await loadPart({
+      warehouse: w,
+      pipeline: ctx.pipeline,
+      jobId: job.id,
+      reportId: job.reportId!,
+      part: part.index,
+      content: csvOf(part.spool),
+      requestHash: call.hash,
+      context: {
+        input: planned.input,
+        request: job.request,
+        params: ctx.params,
+        observedAt,
+        runId: ctx.runId,
+        loadId: await openLoad(w, ctx.runId, ctx.pipeline.name),
+        skill: ctx.pipeline.skill,
+      },
+    });
+    ctx.counters.rowsWritten += r.rows;
+    ctx.counters.rowsRejected += r.rejected;
+    ctx.report(`${label}: ${r.skipped ? "already loaded" : `${r.rows} row(s) loaded`}`);
+    return true;
+  } catch (err) {
+    const message = `${label} was downloaded but could not be loaded: ${err instanceof Error ? err.message : String(err)}`;
+    await updateJob(w.db, job.id, { error: message });
+    reportFailure(ctx, call.hash, "REPORT_LOAD", message);
+    return false;
+  }
 }
 
 /** All parts are in: `replace` drops the rows of earlier reports of the same request; the job is done. */

@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import type { Kysely } from "kysely";
-import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
+import type { AnyDB, Warehouse, WarehouseTx } from "../../connectors/warehouse/open.js";
 import { ensureTable } from "../../connectors/warehouse/tables.js";
 import { countLoad } from "../../store/loads.js";
 import { markLoaded } from "../../store/part-loads.js";
@@ -11,7 +11,7 @@ import { writeRows } from "../load/write-rows.js";
 import { type CsvBatch, REPORT_META_COLUMNS, readCsv } from "../normalize/csv.js";
 import { columnTypes } from "../normalize/infer-members.js";
 import type { RecordContext } from "../normalize/row.js";
-import { planCsvTable } from "./csv-table.js";
+import { type CsvTable, planCsvTable } from "./csv-table.js";
 
 /** Rows written per INSERT statement batch; all batches of a part share one transaction. */
 const LOAD_BATCH_ROWS = 1000;
@@ -62,41 +62,17 @@ export async function loadPart(p: PartToLoad): Promise<PartLoaded> {
   // DDL outside the row transaction: SQLite has one connection, and new columns are additive anyway.
   if (table) await ensureTable(w, table.def);
 
-  let rows = 0;
-  let rejected = 0;
+  const written: Written = { rows: 0, rejected: 0 };
   const skipped = await w.transaction(async (tx) => {
     const trx = tx.db;
     const job = await getJob(trx, p.jobId, true);
     if (!job || job.partsLoaded.includes(p.part)) return true;
-    const write = async (b: CsvBatch) => {
-      if (!table) return;
-      // In place: the batch's records are not read again, and a copy per row is what fills V8's old space.
-      const input = b.rows.map((r, i) => {
-        const rec = table.clean(r);
-        rec["__report_id"] = p.reportId;
-        rec["__report_part"] = p.part + 1;
-        rec["__report_row"] = b.rowNumbers[i];
-        return rec;
-      });
-      const n = table.mapping.normalise(input, p.context);
-      const mode = table.mapping.mode;
-      // The pipeline schema refuses `history` for report pipelines: a report's rows are its parts'.
-      if (mode === "history") throw new Error("a report pipeline cannot load in mode history");
-      rows += await writeRows(tx, table.def, n.rows.get(table.def.name) ?? [], mode);
-      const rejects = [
-        ...n.rejects,
-        ...b.malformed.map((m) => ({ table: table.def.name, reason: m.reason, record: m.cells })),
-      ];
-      rejected += rejects.length;
-      await insertRejects(
-        trx,
-        p.context.runId,
-        p.pipeline.name,
-        rejects.map((r) => ({ ...r, hash: p.requestHash })),
-      );
-    };
-    if (!first.done) await write(first.value);
-    for await (const b of batches) await write(b);
+    // No table only for a part without a header: nothing to write.
+    if (table) {
+      if (!first.done) await writeBatch(tx, p, table, first.value, written);
+      for await (const b of batches) await writeBatch(tx, p, table, b, written);
+    }
+    const rows = written.rows;
     await markPartLoaded(trx, p, job.partsLoaded, job.rowsLoaded + rows, rows);
     const loadId = p.context.loadId;
     if (loadId != null)
@@ -104,7 +80,41 @@ export async function loadPart(p: PartToLoad): Promise<PartLoaded> {
     return false;
   });
   if (skipped) await batches.return(undefined);
-  return { rows: skipped ? 0 : rows, rejected: skipped ? 0 : rejected, skipped };
+  return { rows: skipped ? 0 : written.rows, rejected: skipped ? 0 : written.rejected, skipped };
+}
+
+/** Rows written and records rejected so far in the part's transaction. */
+interface Written {
+  rows: number;
+  rejected: number;
+}
+
+/** One batch of CSV records: marked with the report, part and row, normalised, written; rejects stored. */
+async function writeBatch(tx: WarehouseTx, p: PartToLoad, table: CsvTable, b: CsvBatch, written: Written) {
+  // In place: the batch's records are not read again, and a copy per row is what fills V8's old space.
+  const input = b.rows.map((r, i) => {
+    const rec = table.clean(r);
+    rec["__report_id"] = p.reportId;
+    rec["__report_part"] = p.part + 1;
+    rec["__report_row"] = b.rowNumbers[i];
+    return rec;
+  });
+  const n = table.mapping.normalise(input, p.context);
+  const mode = table.mapping.mode;
+  // The pipeline schema refuses `history` for report pipelines: a report's rows are its parts'.
+  if (mode === "history") throw new Error("a report pipeline cannot load in mode history");
+  written.rows += await writeRows(tx, table.def, n.rows.get(table.def.name) ?? [], mode);
+  const rejects = [
+    ...n.rejects,
+    ...b.malformed.map((m) => ({ table: table.def.name, reason: m.reason, record: m.cells })),
+  ];
+  written.rejected += rejects.length;
+  await insertRejects(
+    tx.db,
+    p.context.runId,
+    p.pipeline.name,
+    rejects.map((r) => ({ ...r, hash: p.requestHash })),
+  );
 }
 
 async function markPartLoaded(
