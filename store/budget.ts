@@ -1,5 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
-import { adapterOf } from "../connectors/warehouse/adapter.js";
+import { type AllOrNoneUpdate, adapterOf } from "../connectors/warehouse/adapter.js";
 import type { AnyDB, Warehouse } from "../connectors/warehouse/open.js";
 import { CreditCeilingError } from "../core/errors.js";
 
@@ -57,7 +57,7 @@ export function ceilingError(c: Ceiling, credits: number): CreditCeilingError {
 
 /**
  * Ceilings in the one order every transaction takes their rows in, so none waits on another in a
- * cycle: the scopes' code points, as Postgres sorts them `collate "C"` (`reserveAllAtOnce`).
+ * cycle: the scopes' code points, as the adapter's `updateAllOrNone` locks them (`reserveAllAtOnce`).
  */
 export function inLockOrder(ceilings: readonly Ceiling[]): Ceiling[] {
   return [...ceilings].sort((a, b) => (a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : 0));
@@ -66,12 +66,19 @@ export function inLockOrder(ceilings: readonly Ceiling[]): Ceiling[] {
 /**
  * The conditional UPDATE that reserves `credits` against one scope: it changes the row only when
  * the scope has no limit or the credits fit under it. One statement for both reservation paths
- * (this module's, and reserve-sqlite.ts, which runs its SQLite text as a prepared statement).
+ * (this module's, and reserve-whole-group.ts, which runs its text as a prepared statement).
  */
 export function reserveStatement(scope: string, credits: number, at: string): RawBuilder<unknown> {
-  return sql`update skillsync_budgets set reserved = reserved + ${credits}, updated_at = ${at}
-    where scope = ${scope} and (limit_credits is null or reserved + ${credits} <= limit_credits + ${EPSILON})`;
+  return sql`update skillsync_budgets set ${reserving(credits, at)}
+    where scope = ${scope} and (${fitsUnderLimit(credits)})`;
 }
+
+/** What reserving `credits` sets on a scope's row. */
+const reserving = (credits: number, at: string) => sql`reserved = reserved + ${credits}, updated_at = ${at}`;
+
+/** Whether `credits` more fit under a scope's row's limit (none: always). */
+const fitsUnderLimit = (credits: number) =>
+  sql`limit_credits is null or reserved + ${credits} <= limit_credits + ${EPSILON}`;
 
 /**
  * `reserveCredits` that leaves the transaction usable when a ceiling would pass: the scopes already
@@ -84,8 +91,9 @@ export async function tryReserveCredits(
 ): Promise<Ceiling | undefined> {
   const now = new Date().toISOString();
   const sorted = inLockOrder(ceilings);
-  if (sorted.length > 1 && adapterOf(trx).selectForUpdate) {
-    if (await reserveAllAtOnce(trx, sorted, credits, now)) return undefined;
+  const allOrNone = adapterOf(trx).updateAllOrNone;
+  if (sorted.length > 1 && allOrNone) {
+    if (await reserveAllAtOnce(trx, allOrNone, sorted, credits, now)) return undefined;
   }
   const reserve = async (c: Ceiling) =>
     Number((await reserveStatement(c.scope, credits, now).execute(trx)).numAffectedRows ?? 0) > 0;
@@ -107,32 +115,27 @@ export async function tryReserveCredits(
 }
 
 /**
- * Where rows can be locked in a chosen order (Postgres, `selectForUpdate`): reserves `credits`
- * against every ceiling in ONE statement when every scope's row exists and the credits fit under
- * each; otherwise changes nothing (the caller goes scope by scope). One round trip instead of one
- * per scope. The rows are locked first, in lock order, by the materialized `for update` (a
- * multi-row UPDATE alone takes its rows' locks in scan order, which deadlocked against another
- * transaction taking them one by one); the UPDATE then finds them locked by its own transaction.
- * Postgres re-reads a row it had to wait for, so the check sees the latest `reserved`.
+ * Where rows can be locked in a chosen order (the adapter's `updateAllOrNone`, Postgres): reserves
+ * `credits` against every ceiling in ONE statement when every scope's row exists and the credits
+ * fit under each; otherwise changes nothing (the caller goes scope by scope). One round trip
+ * instead of one per scope; the rows locked in lock order, so no deadlock against a transaction
+ * taking them one by one, and each checked at its latest `reserved`.
  */
 async function reserveAllAtOnce(
   trx: Kysely<AnyDB>,
+  allOrNone: (db: Kysely<AnyDB>, u: AllOrNoneUpdate) => Promise<number>,
   sorted: readonly Ceiling[],
   credits: number,
   at: string,
 ): Promise<boolean> {
-  const scopes = sql.join(sorted.map((c) => c.scope));
-  const r = await sql`with locked as materialized (
-      select reserved, limit_credits from skillsync_budgets where scope in (${scopes})
-      order by scope collate "C" for update
-    ), fits as (
-      select count(*) = ${sorted.length}
-        and coalesce(bool_and(limit_credits is null or reserved + ${credits} <= limit_credits + ${EPSILON}), false) as ok
-      from locked
-    )
-    update skillsync_budgets set reserved = reserved + ${credits}, updated_at = ${at}
-    from fits where fits.ok and scope in (${scopes})`.execute(trx);
-  return Number(r.numAffectedRows ?? 0) === sorted.length;
+  const changed = await allOrNone(trx, {
+    table: "skillsync_budgets",
+    key: "scope",
+    keys: sorted.map((c) => c.scope),
+    set: reserving(credits, at),
+    fits: fitsUnderLimit(credits),
+  });
+  return changed === sorted.length;
 }
 
 /** Gives reserved credits back (a call the service refused without charging). */

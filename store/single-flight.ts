@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import type { SyncDriver } from "../connectors/warehouse/adapter.js";
 import type { AnyDB } from "../connectors/warehouse/open.js";
 import type { CallOutcome } from "./calls.js";
 import { isFresh } from "./responses.js";
@@ -48,19 +49,23 @@ export const sharesInFlight = (rule: FreshRule | undefined): rule is FreshRule &
   rule !== undefined && rule.freshnessMs > 0 && rule.runId !== undefined;
 
 /**
- * The lookup as SQLite text for a prepared statement, one statement whatever the group's size:
- * parameters @hashes, the hashes as one JSON array, and @run, this run's id (when shared).
+ * The lookup as text for a synchronous driver's prepared statement, one statement whatever the
+ * group's size: parameters @hashes, the hashes as one JSON array (`jsonArrayValues`), and @run,
+ * this run's id (when shared).
  */
-export const sqliteClaimLookup = (shared: boolean) => `select request_hash, received_at, run_id,
+export function syncClaimLookup(driver: SyncDriver, shared: boolean): string {
+  const hashes = driver.jsonArrayValues("hashes");
+  return `select request_hash, received_at, run_id,
     null as call_id, null as pid, null as host, null as heartbeat_at, null as status
-  from skillsync_responses where request_hash in (select value from json_each(@hashes))${
+  from skillsync_responses where request_hash in ${hashes}${
     shared
       ? ` union all
   select c.request_hash, c.started_at, c.run_id, c.id, r.pid, r.host, r.heartbeat_at, r.status
   from skillsync_calls c join skillsync_runs r on r.id = c.run_id
-  where c.request_hash in (select value from json_each(@hashes)) and c.outcome = 'reserved' and c.run_id <> @run`
+  where c.request_hash in ${hashes} and c.outcome = 'reserved' and c.run_id <> @run`
       : ""
   }`;
+}
 
 /** Sorts a lookup's rows into fresh answers and live calls in flight elsewhere. */
 export function claimsOf(rows: readonly ClaimRow[], rule: FreshRule): Claims {
@@ -85,7 +90,7 @@ export function claimsOf(rows: readonly ClaimRow[], rule: FreshRule): Claims {
 }
 
 /**
- * The group's lookup through Kysely (Postgres, and SQLite's general path): fresh stored answers,
+ * The group's lookup through Kysely (asynchronous drivers, and the general path of synchronous ones): fresh stored answers,
  * and — when the rule shares them — calls of the same requests other live runs have in flight.
  * Run inside the reservation's transaction, after `serialize`, so what it finds still holds when
  * the group is reserved.

@@ -1,4 +1,4 @@
-import type { CreateTableBuilder, Kysely } from "kysely";
+import type { CreateTableBuilder, Kysely, RawBuilder } from "kysely";
 import type { ColumnType } from "../../schema/table.js";
 
 // Tables are created at run time from pipeline files, so the database type is open.
@@ -60,6 +60,23 @@ export interface SyncDriver {
   immediate<T>(fn: () => T): T;
   /** The statement of this text, prepared once per connection. */
   prepare(text: string): SyncStatement;
+  /**
+   * SQL for the values of the JSON array bound to the named parameter `param` (`@param`), as a
+   * subquery (`x in <it>`): one statement, prepared once, whatever the list's length.
+   */
+  jsonArrayValues(param: string): string;
+}
+
+/** One statement that changes every row of a set or none (`WarehouseAdapter.updateAllOrNone`). */
+export interface AllOrNoneUpdate {
+  table: string;
+  /** The key column; the rows are those whose key is one of `keys`. */
+  key: string;
+  keys: readonly string[];
+  /** What to set (`a = a + 1, b = …`). */
+  set: RawBuilder<unknown>;
+  /** The condition every row must meet (its columns by name) for any row to change. */
+  fits: RawBuilder<unknown>;
 }
 
 /**
@@ -119,9 +136,16 @@ export interface WarehouseAdapter {
 
   /**
    * Whether one statement can lock several rows in a chosen order (`select … order by … for
-   * update`): a multi-row reservation is then one statement. SQLite has one writer and no row locks.
+   * update`). SQLite has one writer and no row locks.
    */
   readonly selectForUpdate: boolean;
+  /**
+   * Where rows can be locked in a chosen order (Postgres): ONE statement that locks the rows of
+   * `u.keys` in the keys' code-point order, then sets `u.set` on them only when every one is there
+   * and meets `u.fits`, re-read after any wait for its lock; returns how many rows it changed
+   * (all of them, or 0). A multi-row reservation is then one round trip. Undefined on SQLite.
+   */
+  readonly updateAllOrNone: ((db: Kysely<AnyDB>, u: AllOrNoneUpdate) => Promise<number>) | undefined;
   /**
    * Where the driver runs statements synchronously on the one connection (better-sqlite3): its
    * transactions of prepared statements, which run without yielding to the event loop. Undefined

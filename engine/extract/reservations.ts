@@ -5,7 +5,7 @@ import { type Asked, askInGroups } from "../../core/group-commit.js";
 import { type Ceiling, ceilingError, tryReserveCredits } from "../../store/budget.js";
 import { type CallRecord, insertReserved } from "../../store/calls.js";
 import { claimItems, lookupItemClaims } from "../../store/item-flights.js";
-import { reserveWholeGroup } from "../../store/reserve-sqlite.js";
+import { reserveWholeGroup } from "../../store/reserve-whole-group.js";
 import { type StoredResponse, storedResponses } from "../../store/responses.js";
 import {
   abandonCalls,
@@ -63,7 +63,7 @@ const NO_CLAIMS: Claims = { fresh: [], inFlight: new Map(), abandoned: [] };
  * in the same transaction, for fresh stored answers and for the same requests reserved by other
  * live runs (one statement for the group): such a call is not reserved. Where the driver is
  * synchronous (SQLite) the usual group (none of those, all of it fits) is reserved in one
- * synchronous transaction (reserve-sqlite.ts).
+ * synchronous transaction (reserve-whole-group.ts).
  *
  * @example
  * const { reserve } = reservations(warehouse, ceilings, { freshnessMs: 0, runId });

@@ -2,6 +2,7 @@ import { CompiledQuery, sql } from "kysely";
 import type { ColumnType } from "../../../schema/table.js";
 import type { StoredColumn, WarehouseAdapter } from "../adapter.js";
 import { atomically } from "../atomic.js";
+import { updateAllOrNone } from "./all-or-none.js";
 import { comment, comments, commentView, dropPrimaryKey, primaryKeys } from "./keys.js";
 import { POSTGRES_LEXICON } from "./sql-lexicon.js";
 
@@ -58,6 +59,7 @@ export function postgresAdapter(schema: string | undefined): WarehouseAdapter {
     exactColumnTypes: true,
     booleansAsIntegers: false,
     selectForUpdate: true,
+    updateAllOrNone,
     synchronous: undefined,
     loginRoles: true,
     foreignKeys: true,

@@ -91,6 +91,7 @@ const SQLITE: Omit<WarehouseAdapter, "synchronous" | "columns"> = {
   exactColumnTypes: false,
   booleansAsIntegers: true,
   selectForUpdate: false,
+  updateAllOrNone: undefined,
   loginRoles: false,
   foreignKeys: false,
   comments: false,

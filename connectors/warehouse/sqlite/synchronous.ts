@@ -14,5 +14,6 @@ export function sqliteSyncDriver(database: SQLite.Database): SyncDriver {
   return {
     immediate: <T>(fn: () => T) => wrapped.immediate(fn) as T,
     prepare: (text) => prepared(database, text),
+    jsonArrayValues: (param) => `(select value from json_each(@${param}))`,
   };
 }

@@ -3,7 +3,7 @@ import { openWarehouse, type Warehouse } from "../../../connectors/warehouse/ope
 import { CreditCeilingError } from "../../../core/errors.js";
 import { reservations } from "../../../engine/extract/reservations.js";
 import { migrateToLatest } from "../../../store/migrate.js";
-import type { FreshRule } from "../../../store/reserve-sqlite.js";
+import type { FreshRule } from "../../../store/reserve-whole-group.js";
 import { storeResponse } from "../../../store/responses.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../../helpers/warehouses.js";
 import { rows } from "../fixtures.js";

@@ -3,13 +3,7 @@ import type { SyncDriver } from "../connectors/warehouse/adapter.js";
 import type { AnyDB } from "../connectors/warehouse/open.js";
 import { type Ceiling, inLockOrder, reserveStatement } from "./budget.js";
 import { type CallRecord, callRow } from "./calls.js";
-import {
-  type ClaimRow,
-  claimsOf,
-  type FreshRule,
-  sharesInFlight,
-  sqliteClaimLookup,
-} from "./single-flight.js";
+import { type ClaimRow, claimsOf, type FreshRule, sharesInFlight, syncClaimLookup } from "./single-flight.js";
 
 export type { FreshRule } from "./single-flight.js";
 
@@ -26,7 +20,7 @@ class NotWholly extends Error {
 }
 
 /**
- * The usual reservation of a group where the driver is synchronous (SQLite, `adapter.synchronous`),
+ * The usual reservation of a group where the driver is synchronous (`adapter.synchronous`: SQLite),
  * as ONE synchronous `BEGIN IMMEDIATE` transaction of prepared statements: no call has a fresh stored answer or is reserved by another run (live or dead),
  * every ceiling's row exists and the whole group fits under each. Returns each call's ledger id in
  * group order; else nothing is written (undefined) and the general path decides call by call.
@@ -48,7 +42,7 @@ export function reserveWholeGroup(
       // Stored answers and calls in flight elsewhere, in one statement for the group.
       const shared = sharesInFlight(fresh);
       const hashes = JSON.stringify(group.map((g) => g.requestHash));
-      const lookup = driver.prepare(sqliteClaimLookup(shared));
+      const lookup = driver.prepare(syncClaimLookup(driver, shared));
       const rows = lookup.all(shared ? { hashes, run: fresh.runId } : { hashes }) as ClaimRow[];
       const claims = rows.length ? claimsOf(rows, fresh) : undefined;
       if (claims && (claims.fresh.length || claims.inFlight.size || claims.abandoned.length)) {
