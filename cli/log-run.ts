@@ -1,5 +1,5 @@
 import type { Log, LogLevel } from "../core/log.js";
-import type { RunReporter, RunSummary } from "../engine/run/runner.js";
+import type { RunReporter, RunSummary } from "../engine/start/start-run.js";
 import { type RunCounters, zeroCounters } from "../store/runs.js";
 import { progressLine } from "./progress.js";
 
@@ -53,40 +53,43 @@ export function runEvents(log: Log) {
       });
     },
     /** The end of the run: its warnings, failures (grouped) and outcome. */
-    finished(s: RunSummary, exitCode: number, outputs: string[]) {
-      const id = s.runId;
-      for (const n of s.notes) log(n, { event: "run.note", runId: id });
-      for (const w of s.warnings) log(w, { event: "run.warning", level: "warn", runId: id });
-      const grouped = new Map<string, { f: RunSummary["failures"][number]; count: number }>();
-      for (const f of s.failures) {
-        const key = `${f.pipeline}/${f.skill}: ${f.message}`;
-        const g = grouped.get(key);
-        if (g) g.count++;
-        else grouped.set(key, { f, count: 1 });
-      }
-      for (const [key, { f, count }] of [...grouped].slice(0, MAX_FAILURES))
-        log(`${key}${f.ambiguous ? " (may have been billed)" : ""}`, {
-          event: "run.failure",
-          level: "error",
-          runId: id,
-          pipeline: f.pipeline,
-          skill: f.skill,
-          ambiguous: Boolean(f.ambiguous),
-          count,
-        });
-      for (const line of outputs) log(line, { event: "run.output", runId: id });
-      log(`run ${id}: ${s.status}: ${progressLine(s.counters)}${s.stopReason ? `; ${s.stopReason}` : ""}`, {
-        event: "run.finished",
-        level: levelOf(s.status),
-        runId: id,
-        status: s.status,
-        exitCode,
-        resumed: s.resumed,
-        stopReason: s.stopReason ?? null,
-        counters: s.counters,
-        failures: s.failures.length,
-        tables: s.tables,
-      });
-    },
+    finished: (s: RunSummary, exitCode: number, outputs: string[]) => logRunEnd(log, s, exitCode, outputs),
   };
+}
+
+/** `run.note`, `run.warning`, `run.failure` (the same failure once, with its count), `run.output` and `run.finished`. */
+function logRunEnd(log: Log, s: RunSummary, exitCode: number, outputs: string[]): void {
+  const id = s.runId;
+  for (const n of s.notes) log(n, { event: "run.note", runId: id });
+  for (const w of s.warnings) log(w, { event: "run.warning", level: "warn", runId: id });
+  const grouped = new Map<string, { f: RunSummary["failures"][number]; count: number }>();
+  for (const f of s.failures) {
+    const key = `${f.pipeline}/${f.skill}: ${f.message}`;
+    const g = grouped.get(key);
+    if (g) g.count++;
+    else grouped.set(key, { f, count: 1 });
+  }
+  for (const [key, { f, count }] of [...grouped].slice(0, MAX_FAILURES))
+    log(`${key}${f.ambiguous ? " (may have been billed)" : ""}`, {
+      event: "run.failure",
+      level: "error",
+      runId: id,
+      pipeline: f.pipeline,
+      skill: f.skill,
+      ambiguous: Boolean(f.ambiguous),
+      count,
+    });
+  for (const line of outputs) log(line, { event: "run.output", runId: id });
+  log(`run ${id}: ${s.status}: ${progressLine(s.counters)}${s.stopReason ? `; ${s.stopReason}` : ""}`, {
+    event: "run.finished",
+    level: levelOf(s.status),
+    runId: id,
+    status: s.status,
+    exitCode,
+    resumed: s.resumed,
+    stopReason: s.stopReason ?? null,
+    counters: s.counters,
+    failures: s.failures.length,
+    tables: s.tables,
+  });
 }

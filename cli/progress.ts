@@ -1,6 +1,6 @@
 import cliProgress from "cli-progress";
 import { redact } from "../core/redact.js";
-import type { RunReporter } from "../engine/run/runner.js";
+import type { RunReporter } from "../engine/start/start-run.js";
 import type { RunCounters } from "../store/runs.js";
 import { isQuiet } from "./log.js";
 

@@ -4,7 +4,7 @@ import type { Log } from "../core/log.js";
 import type { LoadedPipeline } from "../engine/define/pipeline-file.js";
 import type { PriceTable } from "../engine/define/prices.js";
 import type { NotifyTarget } from "../engine/notify/config.js";
-import type { RunPipelines, SkillCaller } from "../engine/run/runner.js";
+import type { SkillCaller, WorkersOptions } from "../engine/start/start-run.js";
 import { startScheduler } from "../scheduler/scheduler.js";
 import { watchSheetSchedules } from "../scheduler/sheet-schedules.js";
 
@@ -22,7 +22,8 @@ export async function fireSheetSchedules(o: {
   prices: PriceTable;
   log: Log;
   sheets: SheetsConnector | undefined;
-  run: RunPipelines | undefined;
+  workers: WorkersOptions | undefined;
+  allowUnpriced: boolean | undefined;
   notify: NotifyTarget[];
 }): Promise<{ sync(): void; stop(): Promise<void> }> {
   const scheduler = await startScheduler({
@@ -33,7 +34,8 @@ export async function fireSheetSchedules(o: {
     log: o.log,
     sheet: o.sheets?.reader(),
     sheets: o.sheets,
-    run: o.run,
+    workers: o.workers,
+    allowUnpriced: o.allowUnpriced,
     notify: o.notify,
   });
   const watch = await watchSheetSchedules({

@@ -1,8 +1,7 @@
 import type { Command } from "commander";
 import { openWorkQueue, queueSchema, type WorkQueue } from "../connectors/queue/work-queue.js";
 import { parseWarehouseUrl, type WarehouseTarget } from "../connectors/warehouse/url.js";
-import { type WorkersOptions, workersRunner } from "../engine/distribute/on-workers.js";
-import type { RunPipelines } from "../engine/run/runner.js";
+import type { WorkersOptions } from "../engine/start/start-run.js";
 import { numberFlag, UsageError } from "./context.js";
 
 export interface WorkersFlags {
@@ -51,12 +50,11 @@ export function workersFlags(flags: WorkersFlags, db: string | undefined) {
   };
 }
 
-/** Opens the queue for `--workers`: a runner whose runs' calls workers make, and its close. */
+/** Opens the queue for `--workers`: the workers' options every run it starts is given, and the queue to close. */
 export async function openWorkers(
   w: ReturnType<typeof workersFlags>,
-): Promise<{ queue: WorkQueue; options: WorkersOptions; run: RunPipelines } | undefined> {
+): Promise<{ queue: WorkQueue; options: WorkersOptions } | undefined> {
   if (!w) return undefined;
   const queue = await openWorkQueue(w.target);
-  const options = { queue, batchSize: w.batchSize, leaseSeconds: w.leaseSeconds };
-  return { queue, options, run: workersRunner(options) };
+  return { queue, options: { queue, batchSize: w.batchSize, leaseSeconds: w.leaseSeconds } };
 }

@@ -2,7 +2,7 @@ import type { SheetsConnector } from "../connectors/sheets/connector.js";
 import type { Warehouse } from "../connectors/warehouse/open.js";
 import type { LoadedPipeline } from "../engine/define/pipeline-file.js";
 import type { PriceTable } from "../engine/define/prices.js";
-import type { SkillCaller } from "../engine/run/runner.js";
+import type { SkillCaller } from "../engine/start/start-run.js";
 import type { ColumnType } from "../schema/table.js";
 import type { Ceiling } from "../store/budget.js";
 

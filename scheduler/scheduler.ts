@@ -6,7 +6,7 @@ import { type Log, silentLog } from "../core/log.js";
 import type { SheetReader } from "../engine/define/inputs.js";
 import type { PriceTable } from "../engine/define/prices.js";
 import type { NotifyTarget } from "../engine/notify/config.js";
-import type { RunPipelines, SkillCaller } from "../engine/run/runner.js";
+import type { SkillCaller, StartRun, WorkersOptions } from "../engine/start/start-run.js";
 import { migrateToLatest } from "../store/migrate.js";
 import { advanceChecked, ensureStates, type Owner } from "../store/schedule-state.js";
 import { startCronTasks } from "./cron-tasks.js";
@@ -26,9 +26,14 @@ export interface SchedulerOptions {
   sheet?: SheetReader | undefined;
   /** Where sheet schedules push their rows and notes (undefined: Google Sheets is not configured). */
   sheets?: SheetsConnector | undefined;
-  afterRun?: TickContext["afterRun"];
-  /** Runs each tick's pipeline (default in this process; `--workers`: the workers make the calls). */
-  run?: RunPipelines | undefined;
+  /** Each run pushes its pipeline's `sheet:` outputs to `sheets` (`skillsync schedule`; not serve's sheet schedules). */
+  pushOutputs?: boolean | undefined;
+  /** `--workers`: each tick's calls are queued for `skillsync worker` processes (default: made here). */
+  workers?: WorkersOptions | undefined;
+  /** `--allow-unpriced`: a tick whose ceiling cannot bind an operation runs, with a warning. */
+  allowUnpriced?: boolean | undefined;
+  /** Starts each tick's run (default startRun; a test's stand-in, e.g. under a fake clock). */
+  run?: StartRun | undefined;
   /** Who this scheduler is in the tick and state rows (default this host and pid). */
   owner?: Owner | undefined;
   /** Webhooks told of every scheduled pipeline's events (`--notify`; docs/notifications.md). */
@@ -95,7 +100,9 @@ function tickContext(o: SchedulerOptions, aborts: Aborts): TickContext {
     prices: o.prices,
     sheet: o.sheet,
     sheets: o.sheets,
-    afterRun: o.afterRun,
+    pushOutputs: o.pushOutputs,
+    workers: o.workers,
+    allowUnpriced: o.allowUnpriced,
     run: o.run,
     notify: o.notify,
   };

@@ -8,7 +8,13 @@ import { type ParamValue, resolveDate } from "../engine/define/params.js";
 import type { PriceTable } from "../engine/define/prices.js";
 import { type NotifyTarget, uniqueTargets } from "../engine/notify/config.js";
 import { refreshTab } from "../engine/publish/sheet-refresh.js";
-import { type RunPipelines, type RunSummary, runPipelines, type SkillCaller } from "../engine/run/runner.js";
+import {
+  type RunSummary,
+  type SkillCaller,
+  type StartRun,
+  startRun,
+  type WorkersOptions,
+} from "../engine/start/start-run.js";
 import { formatInZone, zonedToday } from "../schema/schedule-times.js";
 import { writeEvent } from "../store/outbox.js";
 import { refreshFailedEvent } from "../store/outbox-events.js";
@@ -34,21 +40,21 @@ export interface TickContext {
   log: Log;
   prices?: PriceTable | undefined;
   sheet?: SheetReader | undefined;
-  /** Runs the tick's pipeline (default in this process; `--workers`: the workers make the calls). */
-  run?: RunPipelines | undefined;
+  /** Starts the tick's run (default startRun; a test's stand-in, e.g. under a fake clock). */
+  run?: StartRun | undefined;
+  /** `--workers`: the runs' calls are queued for `skillsync worker` processes. */
+  workers?: WorkersOptions | undefined;
+  /** `--allow-unpriced`: a run whose ceiling cannot bind an operation goes ahead, with a warning. */
+  allowUnpriced?: boolean | undefined;
   /** Webhooks of every scheduled pipeline (`--notify`); each pipeline's own `notify:` adds to them. */
   notify?: readonly NotifyTarget[] | undefined;
   /** Where sheet schedules push their runs' rows (undefined: Google Sheets is not configured). */
   sheets?: SheetsConnector | undefined;
-  /** After each run (e.g. pushing a pipeline's `sheet:` output); returns lines to log. */
-  afterRun?:
-    | ((
-        w: Warehouse,
-        sp: ScheduledPipeline,
-        summary: RunSummary,
-        params: Record<string, ParamValue[]>,
-      ) => Promise<string[]>)
-    | undefined;
+  /**
+   * Each run's pipeline pushes its `sheet:` outputs to `sheets` once loaded (`skillsync schedule`;
+   * serve's sheet schedules refresh their own tab instead).
+   */
+  pushOutputs?: boolean | undefined;
 }
 
 export type TickOutcome =
@@ -133,72 +139,92 @@ async function runScheduled(
   log: TickLog,
 ): Promise<TickRun> {
   const w = ctx.warehouse;
-  const { when, about, notify } = log;
   const beat = setInterval(() => void beatSlot(w, scheduleKey(sp), tickAt).catch(() => {}), HEARTBEAT_MS);
   beat.unref();
-  let runId: string | null = null;
-  let runStatus: string;
-  let failed: boolean | undefined;
-  let note: string | undefined;
-  let spent: TickRun["spent"] = { credits: 0, rows: 0 };
   try {
-    const params = paramsForTick(sp, tickAt);
-    const s = await (ctx.run ?? runPipelines)({
+    const { summary: s, outputs } = await (ctx.run ?? startRun)({
       warehouse: w,
       client: ctx.client,
       pipelines: [sp.pipeline],
-      params,
+      params: paramsForTick(sp, tickAt),
       maxCredits: sp.schedule.maxCredits,
       concurrency: sp.schedule.concurrency,
       prices: ctx.prices,
+      allowUnpriced: ctx.allowUnpriced,
       trigger: "schedule",
       signal: ctx.signal,
-      notify,
+      notify: log.notify,
       sheet: ctx.sheet,
+      workers: ctx.workers,
+      outputs: ctx.pushOutputs ? { sheets: ctx.sheets } : undefined,
       onStart: (id, resumed) =>
-        ctx.log(`${when}: run ${id}${resumed ? " (resumed)" : ""} started`, {
+        ctx.log(`${log.when}: run ${id}${resumed ? " (resumed)" : ""} started`, {
           event: "schedule.run.started",
-          ...about,
+          ...log.about,
           runId: id,
           resumed,
         }),
     });
-    runId = s.runId;
-    runStatus = s.status;
-    for (const warning of s.priceWarnings)
-      ctx.log(`${when}: warning: ${warning}`, { event: "schedule.run.unpriced", ...about, runId, warning });
-    // Rejected records are told (outcome `warnings`), not a failure that pauses the schedule.
-    failed =
-      s.status === "failed" ? true : s.status === "succeeded" || s.status === "warnings" ? false : undefined;
-    note = s.stopReason ?? s.failures[0]?.message;
-    const c = s.counters;
-    spent = { credits: c.creditsSpent, rows: c.rowsWritten, estimated: s.creditsEstimated };
-    ctx.log(
-      `${when}: run ${s.runId}${s.resumed ? " (resumed)" : ""} ${s.status}: ${c.callsDone}/${c.callsPlanned} calls, ` +
-        `${c.callsFailed} failed, ${c.creditsSpent} credits${s.creditsEstimated ? " (estimated: catalog prices)" : ""}, ` +
-        `${c.rowsWritten} rows${note ? `; ${note}` : ""}`,
-      {
-        event: "schedule.run.finished",
-        level: s.status === "succeeded" ? "info" : s.status === "failed" ? "error" : "warn",
-        ...about,
-        runId: s.runId,
-        status: s.status,
-        counters: c,
-        creditsEstimated: s.creditsEstimated,
-      },
-    );
-    for (const line of (await ctx.afterRun?.(w, sp, s, params)) ?? [])
-      ctx.log(`${when}: ${line}`, { event: "schedule.output", ...about, runId: s.runId });
+    const run = tickRunOf(s);
+    logRunEnd(ctx, s, run.note, log);
+    for (const line of outputs.lines)
+      ctx.log(`${log.when}: ${line}`, { event: "schedule.output", ...log.about, runId: s.runId });
+    return run;
   } catch (err) {
     // Bad params, a broken warehouse, a load that failed: the run (if it started) is recorded failed.
-    runStatus = "error";
-    failed = true;
-    note = redact(err instanceof Error ? err.message : String(err));
-    ctx.log(`${when}: failed: ${note}`, { event: "schedule.run.failed", level: "error", ...about, runId });
+    const note = redact(err instanceof Error ? err.message : String(err));
+    ctx.log(`${log.when}: failed: ${note}`, {
+      event: "schedule.run.failed",
+      level: "error",
+      ...log.about,
+      runId: null,
+    });
+    // The run, if it started, is recorded failed in its own row; the tick has no run of its own.
+    return { runId: null, runStatus: "error", failed: true, note, spent: { credits: 0, rows: 0 } };
   } finally {
     clearInterval(beat);
   }
-  return { runId, runStatus, failed, note, spent };
+}
+
+/** A finished run as its tick records it. */
+function tickRunOf(s: RunSummary): TickRun {
+  const c = s.counters;
+  return {
+    runId: s.runId,
+    runStatus: s.status,
+    // Rejected records are told (outcome `warnings`), not a failure that pauses the schedule.
+    failed:
+      s.status === "failed" ? true : s.status === "succeeded" || s.status === "warnings" ? false : undefined,
+    note: s.stopReason ?? s.failures[0]?.message,
+    spent: { credits: c.creditsSpent, rows: c.rowsWritten, estimated: s.creditsEstimated },
+  };
+}
+
+/** The run's price warnings and its outcome, in the scheduler's log. */
+function logRunEnd(ctx: TickContext, s: RunSummary, note: string | undefined, log: TickLog): void {
+  const { when, about } = log;
+  for (const warning of s.priceWarnings)
+    ctx.log(`${when}: warning: ${warning}`, {
+      event: "schedule.run.unpriced",
+      ...about,
+      runId: s.runId,
+      warning,
+    });
+  const c = s.counters;
+  ctx.log(
+    `${when}: run ${s.runId}${s.resumed ? " (resumed)" : ""} ${s.status}: ${c.callsDone}/${c.callsPlanned} calls, ` +
+      `${c.callsFailed} failed, ${c.creditsSpent} credits${s.creditsEstimated ? " (estimated: catalog prices)" : ""}, ` +
+      `${c.rowsWritten} rows${note ? `; ${note}` : ""}`,
+    {
+      event: "schedule.run.finished",
+      level: s.status === "succeeded" ? "info" : s.status === "failed" ? "error" : "warn",
+      ...about,
+      runId: s.runId,
+      status: s.status,
+      counters: c,
+      creditsEstimated: s.creditsEstimated,
+    },
+  );
 }
 
 function tickLog(ctx: TickContext, sp: ScheduledPipeline, tickAt: Date): TickLog {

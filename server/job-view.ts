@@ -1,4 +1,4 @@
-import { pushView } from "../engine/publish/after-run.js";
+import { pushView } from "../engine/start/start-run.js";
 import type { Job } from "./queue.js";
 
 /** A job as GET /runs and GET /runs/:id show it. */

@@ -4,9 +4,14 @@ import { redact } from "../core/redact.js";
 import type { ParamValue } from "../engine/define/params.js";
 import type { LoadedPipeline } from "../engine/define/pipeline-file.js";
 import type { PriceTable } from "../engine/define/prices.js";
-import { afterRun } from "../engine/publish/after-run.js";
-import type { OutputPush } from "../engine/publish/sheets-push.js";
-import { type RunPipelines, runPipelines, type SkillCaller } from "../engine/run/runner.js";
+import type { NotifyTarget } from "../engine/notify/config.js";
+import {
+  type OutputPush,
+  type SkillCaller,
+  type StartedRun,
+  startRun,
+  type WorkersOptions,
+} from "../engine/start/start-run.js";
 import { newRunId, type RunCounters, type RunStatus, zeroCounters } from "../store/runs.js";
 
 type JobStatus = "queued" | RunStatus;
@@ -49,8 +54,10 @@ export interface QueueOptions {
   keepFinished?: number | undefined;
   /** `--allow-unpriced`: runs go ahead, with a warning, under a ceiling that cannot bind an operation. */
   allowUnpriced?: boolean | undefined;
-  /** Runs pipelines (default here; `--workers`: the workers make the calls). */
-  run?: RunPipelines | undefined;
+  /** `--workers`: the runs' calls are queued for `skillsync worker` processes (default: made here). */
+  workers?: WorkersOptions | undefined;
+  /** Webhooks told of every run's end (`--notify`). */
+  notify?: readonly NotifyTarget[] | undefined;
 }
 
 /**
@@ -140,7 +147,7 @@ export class RunQueue {
     job.status = "running";
     job.startedAt = new Date().toISOString();
     try {
-      const summary = await (this.o.run ?? runPipelines)({
+      const started = await startRun({
         warehouse: this.o.warehouse,
         client: this.o.client,
         pipelines: [pipeline],
@@ -161,28 +168,11 @@ export class RunQueue {
           job.warehouseRunId = runId;
           job.resumed = resumed;
         },
+        workers: this.o.workers,
+        notify: this.o.notify,
+        outputs: { sheets: this.o.sheets },
       });
-      job.counters = { ...summary.counters };
-      job.tables = summary.tables;
-      job.creditsEstimated = summary.creditsEstimated;
-      job.stopReason = summary.stopReason;
-      job.warnings = [...summary.priceWarnings, ...summary.warnings].map(redact);
-      job.errors = summary.failures.slice(0, 20).map((f) => ({ code: f.code, message: redact(f.message) }));
-      const after = await afterRun({
-        warehouse: this.o.warehouse,
-        sheets: this.o.sheets,
-        pipelines: [pipeline],
-        summary,
-        params: job.params,
-      });
-      if (after.notConfigured) {
-        job.sheetPushes = [{ pipeline: pipeline.name, error: "not pushed: Google Sheets is not configured" }];
-      } else {
-        job.sheetPushes = after.pushes;
-        for (const p of job.sheetPushes)
-          if (p.error) job.errors.push({ code: "SHEETS", message: redact(p.error) });
-      }
-      job.status = summary.status;
+      finishJob(job, started);
     } catch (err) {
       job.status = "failed";
       const code = err && typeof err === "object" && "code" in err ? String(err.code) : "ERROR";
@@ -197,4 +187,22 @@ export class RunQueue {
     const finished = [...this.jobs.values()].filter((j) => j.finishedAt !== undefined);
     for (const j of finished.slice(0, Math.max(0, finished.length - keep))) this.jobs.delete(j.id);
   }
+}
+
+/** A job as its run left it: counters, warnings and errors (redacted), the `sheet:` output's push. */
+function finishJob(job: Job, { summary, outputs }: StartedRun): void {
+  job.counters = { ...summary.counters };
+  job.tables = summary.tables;
+  job.creditsEstimated = summary.creditsEstimated;
+  job.stopReason = summary.stopReason;
+  job.warnings = [...summary.priceWarnings, ...summary.warnings].map(redact);
+  job.errors = summary.failures.slice(0, 20).map((f) => ({ code: f.code, message: redact(f.message) }));
+  if (outputs.notConfigured) {
+    job.sheetPushes = [{ pipeline: job.pipeline, error: "not pushed: Google Sheets is not configured" }];
+  } else {
+    job.sheetPushes = outputs.pushes;
+    for (const p of job.sheetPushes)
+      if (p.error) job.errors.push({ code: "SHEETS", message: redact(p.error) });
+  }
+  job.status = summary.status;
 }

@@ -8,7 +8,8 @@ import { registerSecret } from "../core/redact.js";
 import { type LoadedPipeline, listBuiltinPipelines, loadPipeline } from "../engine/define/pipeline-file.js";
 import { loadPrices, type PriceTable } from "../engine/define/prices.js";
 import { pipelineColumnTypes } from "../engine/publish/read-table.js";
-import type { RunPipelines, SkillCaller } from "../engine/run/runner.js";
+import type { NotifyTarget } from "../engine/notify/config.js";
+import type { SkillCaller, WorkersOptions } from "../engine/start/start-run.js";
 import { migrateToLatest } from "../store/migrate.js";
 import { RequestAuthenticator } from "./auth.js";
 import { handleRequest, type RequestHandling } from "./handle-request.js";
@@ -47,8 +48,10 @@ export interface ServerOptions {
   /** One `http.request` event per request; default text lines on stderr. */
   log?: Log | undefined;
   now?: (() => number) | undefined;
-  /** Runs pipelines (default in this process; `--workers`: the workers make the calls). */
-  run?: RunPipelines | undefined;
+  /** `--workers`: the runs' calls are queued for `skillsync worker` processes (default: made here). */
+  workers?: WorkersOptions | undefined;
+  /** Webhooks told of every run's end (`--notify`; docs/notifications.md). */
+  notify?: readonly NotifyTarget[] | undefined;
   /** Told when a sheet schedule is made or deleted here, so this process's scheduler sees it at once. */
   onSchedulesChanged?: (() => void) | undefined;
 }
@@ -101,7 +104,8 @@ export async function startServer(o: ServerOptions): Promise<SkillsyncServer> {
     sheets: o.sheets,
     prices,
     allowUnpriced: o.allowUnpriced,
-    run: o.run,
+    workers: o.workers,
+    notify: o.notify,
   });
   const auth = new RequestAuthenticator(secret, o.warehouse.db, o.now);
   const server = httpServer(o, {

@@ -5,7 +5,7 @@ import { loadPipeline } from "../../engine/define/pipeline-file.js";
 import { readChanges } from "../../engine/publish/changes.js";
 import { readOnlyQuery } from "../../engine/publish/query.js";
 import { isToolkitTable } from "../../engine/publish/read-table.js";
-import { type RunSummary, runPipelines } from "../../engine/run/runner.js";
+import { type RunSummary, startRun } from "../../engine/start/start-run.js";
 import { loadsOfRun } from "../../store/loads.js";
 import { dbOption, withWarehouse } from "../context.js";
 import { printLine, printTable } from "../output.js";
@@ -118,13 +118,13 @@ async function loadDemo(
     printLine(
       `marketplace-search for ${named("keyword", "keywords", DEMO_KEYWORDS)} (${DEMO_PAGES} pages each)`,
     );
-    const market = await runPipelines({
+    const { summary: market } = await startRun({
       ...common,
       pipelines: [loadPipeline("marketplace-search")],
       params: { keyword: DEMO_KEYWORDS, pages: [DEMO_PAGES] },
     });
     printLine(patentsLine(patentParams));
-    const patents = await runPipelines({
+    const { summary: patents } = await startRun({
       ...common,
       pipelines: ["patent-search", "patent-bibliography", "patent-legal-status"].map((p) => loadPipeline(p)),
       params: patentParams,

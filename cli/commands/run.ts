@@ -2,12 +2,10 @@ import type { Command } from "commander";
 import { SkillClient } from "../../connectors/skill-api/client.js";
 import { ExitCode } from "../../core/errors.js";
 import { loadPipeline } from "../../engine/define/pipeline-file.js";
-import { deliverWithin } from "../../engine/notify/loop.js";
-import { afterRun, sheetsForRun } from "../../engine/publish/after-run.js";
 import { plannedCallsText, planPipelines } from "../../engine/run/plan.js";
 import type { ChainBound } from "../../engine/run/plan-chain.js";
-import { type RunSummary, runPipelines } from "../../engine/run/runner.js";
 import { creditsEstimated } from "../../engine/run/unpriced.js";
+import { type RunSummary, sheetsForRun, startRun } from "../../engine/start/start-run.js";
 import {
   collect,
   dbOption,
@@ -98,12 +96,7 @@ function runExitCode(s: RunSummary): number {
 
 async function runCommand(refs: string[], flags: RunFlags): Promise<void> {
   // Everything the user typed is checked before the warehouse is opened or anything is sent.
-  const pipelines = refs.map((r) => loadPipeline(r));
-  const params = paramsFromFlags(flags.param);
-  const maxCredits = numberFlag("--max-credits", flags.maxCredits);
-  const concurrency = numberFlag("--concurrency", flags.concurrency, { integer: true, min: 1 });
-  const prices = pricesOption(flags.prices);
-  const workers = workersFlags(flags, dbOption(flags));
+  const run = runInput(refs, flags);
   const client = makeClient(flags.baseUrl, rateSettings(flags));
   const notify = notifyTargets(flags);
   // --log-format json: events on stderr instead of the progress bar; stdout is unchanged.
@@ -111,84 +104,96 @@ async function runCommand(refs: string[], flags: RunFlags): Promise<void> {
   const reporter = events?.reporter ?? makeReporter(flags.json ? "silent" : "auto");
   // Sheet inputs and outputs when GOOGLE_APPLICATION_CREDENTIALS (or a token) is set.
   const sheets = await sheetsForRun();
-  let sheetLines: string[] = [];
   const abort = new AbortController();
+  const stopping = stopOnSignals(abort, events !== undefined);
+  try {
+    const { summary, outputs } = await withWarehouse(
+      dbOption(flags),
+      async (warehouse) => {
+        const pool = await openWorkers(run.workers);
+        return startRun({
+          ...run.options,
+          notify,
+          warehouse,
+          client,
+          reporter,
+          signal: abort.signal,
+          sheet: sheets.reader,
+          onStart: events?.onStart,
+          onPipelineEnd: events?.onPipelineEnd,
+          workers: pool?.options,
+          outputs: { sheets: sheets.connector },
+          deliverNow: { log: cliLog() },
+        }).finally(() => pool?.queue.close());
+      },
+      { readUrl: flags.readDb },
+    );
+    reporter.stop();
+    events?.finished(summary, runExitCode(summary), outputs.lines);
+    if (flags.json) printJson(summary);
+    else printSummary(summary, outputs.lines);
+    process.exitCode = runExitCode(summary);
+  } finally {
+    reporter.stop();
+    stopping.dispose();
+    await client.close();
+  }
+}
+
+/** The run's flags, checked and parsed before anything is opened. */
+function runInput(refs: string[], flags: RunFlags) {
+  const pipelines = refs.map((r) => loadPipeline(r));
+  const options = {
+    pipelines,
+    params: paramsFromFlags(flags.param),
+    maxCredits: numberFlag("--max-credits", flags.maxCredits),
+    concurrency: numberFlag("--concurrency", flags.concurrency, { integer: true, min: 1 }),
+    prices: pricesOption(flags.prices),
+    strict: flags.strict,
+    allowRejects: flags.allowRejects,
+    refresh: flags.refresh,
+    allowUnpriced: flags.allowUnpriced,
+  };
+  return { options, workers: workersFlags(flags, dbOption(flags)) };
+}
+
+/** Ctrl-C (or SIGTERM) stops dispatching; a second one quits at once. */
+function stopOnSignals(abort: AbortController, json: boolean): { dispose(): void } {
   const onSignal = () => {
     if (abort.signal.aborted) process.exit(ExitCode.failure);
     const text = "skillsync: stopping: no new calls; calls in flight finish (Ctrl-C again to quit now)";
-    if (events) cliLog()(text, { event: "run.stopping", level: "warn" });
+    if (json) cliLog()(text, { event: "run.stopping", level: "warn" });
     else process.stderr.write(`\n${text}\n`);
     abort.abort();
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  try {
-    const summary = await withWarehouse(
-      dbOption(flags),
-      async (warehouse) => {
-        const pool = await openWorkers(workers);
-        const options = {
-          warehouse,
-          client,
-          pipelines,
-          params,
-          maxCredits,
-          concurrency,
-          prices,
-          reporter,
-          signal: abort.signal,
-          sheet: sheets.reader,
-          strict: flags.strict,
-          allowRejects: flags.allowRejects,
-          refresh: flags.refresh,
-          allowUnpriced: flags.allowUnpriced,
-          onStart: events?.onStart,
-          onPipelineEnd: events?.onPipelineEnd,
-          notify,
-        };
-        try {
-          const s = await (pool
-            ? pool.run(options).finally(() => pool.queue.close())
-            : runPipelines(options));
-          sheetLines = (
-            await afterRun({ warehouse, sheets: sheets.connector, pipelines, summary: s, params })
-          ).lines;
-          return s;
-        } finally {
-          // The run's events (a failed run's too), for 1 s at most: the rest wait in the outbox.
-          await deliverWithin(warehouse, notify, undefined, { log: cliLog() });
-        }
-      },
-      { readUrl: flags.readDb },
+  return {
+    dispose() {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    },
+  };
+}
+
+/** The run's summary as text on stdout, the lines of its `sheet:` outputs last. */
+function printSummary(summary: RunSummary, outputLines: string[]): void {
+  printLine(`run ${summary.runId}${summary.resumed ? " (resumed)" : ""}: ${summary.status}`);
+  printLine(progressLine(summary.counters));
+  if (summary.creditsEstimated) printLine(ESTIMATED_CREDITS);
+  for (const w of summary.priceWarnings) printLine(`warning: ${w}`);
+  if (summary.stopReason) printLine(`stopped: ${summary.stopReason}`);
+  for (const n of summary.notes) printLine(`note: ${n}`);
+  for (const w of summary.warnings) printLine(`warning: ${w}`);
+  if (summary.status === "failed" && summary.warnings.length && !summary.failures.length)
+    printLine("failed: --strict (or strict: true) makes these warnings fail the run");
+  if (summary.status === "warnings")
+    printLine(
+      "warnings: records were rejected (exit 5); fix the mapping, or accept them with rejects: allow in the pipeline file or --allow-rejects",
     );
-    reporter.stop();
-    events?.finished(summary, runExitCode(summary), sheetLines);
-    if (flags.json) printJson(summary);
-    else {
-      printLine(`run ${summary.runId}${summary.resumed ? " (resumed)" : ""}: ${summary.status}`);
-      printLine(progressLine(summary.counters));
-      if (summary.creditsEstimated) printLine(ESTIMATED_CREDITS);
-      for (const w of summary.priceWarnings) printLine(`warning: ${w}`);
-      if (summary.stopReason) printLine(`stopped: ${summary.stopReason}`);
-      for (const n of summary.notes) printLine(`note: ${n}`);
-      for (const w of summary.warnings) printLine(`warning: ${w}`);
-      if (summary.status === "failed" && summary.warnings.length && !summary.failures.length)
-        printLine("failed: --strict (or strict: true) makes these warnings fail the run");
-      if (summary.status === "warnings")
-        printLine(
-          "warnings: records were rejected (exit 5); fix the mapping, or accept them with rejects: allow in the pipeline file or --allow-rejects",
-        );
-      printFailures(summary);
-      printLine(`tables: ${summary.tables.join(", ")}`);
-      for (const line of sheetLines) printLine(line);
-    }
-    process.exitCode = runExitCode(summary);
-  } finally {
-    reporter.stop();
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-    await client.close();
-  }
+  printFailures(summary);
+  printLine(`tables: ${summary.tables.join(", ")}`);
+  for (const line of outputLines) printLine(line);
 }
 
 async function planCommand(refs: string[], flags: RunFlags): Promise<void> {

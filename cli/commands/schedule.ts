@@ -1,11 +1,13 @@
 import type { Command } from "commander";
-import { openWarehouse } from "../../connectors/warehouse/open.js";
+import type { WorkQueue } from "../../connectors/queue/work-queue.js";
+import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
+import type { Log } from "../../core/log.js";
 import { listBuiltinPipelines, loadPipeline } from "../../engine/define/pipeline-file.js";
 import { uniqueTargets } from "../../engine/notify/config.js";
 import { startDelivery } from "../../engine/notify/loop.js";
-import { afterRun, sheetsForRun } from "../../engine/publish/after-run.js";
+import { sheetsForRun } from "../../engine/start/start-run.js";
 import { loadSchedules, type ScheduledPipeline } from "../../scheduler/load.js";
-import { startScheduler } from "../../scheduler/scheduler.js";
+import { type Scheduler, startScheduler } from "../../scheduler/scheduler.js";
 import { sheetScheduleSpec, watchSheetSchedules } from "../../scheduler/sheet-schedules.js";
 import type { ScheduleSpec } from "../../schema/schedule.js";
 import { formatInZone, nextTimes } from "../../schema/schedule-times.js";
@@ -26,7 +28,7 @@ import { cliLog } from "../log.js";
 import { notifyTargets, withNotifyOption } from "../notify-option.js";
 import { printJson, printLine } from "../output.js";
 import { type RateFlags, rateSettings, withRateOptions } from "../rate-option.js";
-import { allowingUnpriced, withUnpricedOption } from "../unpriced-option.js";
+import { withUnpricedOption } from "../unpriced-option.js";
 import { openWorkers, type WorkersFlags, withWorkersOptions, workersFlags } from "../workers-option.js";
 
 interface ScheduleFlags extends WorkersFlags, RateFlags {
@@ -139,56 +141,17 @@ async function runScheduler(schedules: ScheduledPipeline[], flags: ScheduleFlags
       log,
       sheet: sheets.reader,
       sheets: sheets.connector,
-      afterRun: async (warehouse, sp, summary, params) =>
-        (await afterRun({ warehouse, sheets: sheets.connector, pipelines: [sp.pipeline], summary, params }))
-          .lines,
-      run: allowingUnpriced(pool?.run, flags),
+      pushOutputs: true,
+      workers: pool?.options,
+      allowUnpriced: flags.allowUnpriced,
       notify,
     });
-    log(
-      `scheduling ${schedules.length} pipeline(s) on ${w.description}${pool ? `; calls queued for workers (${pool.queue.schema})` : ""}:`,
-      { event: "schedule.started", warehouse: w.description, pipelines: schedules.length },
-    );
-    for (const sp of schedules) {
-      const { cron, timezone } = sp.schedule;
-      const next = nextTimes(cron, timezone, 1)[0];
-      log(
-        `  ${sp.pipeline.name}: ${cron} (${timezone}), next ${next ? formatInZone(next, timezone) : "never"}`,
-        {
-          event: "schedule.next",
-          pipeline: sp.pipeline.name,
-          cron,
-          timezone,
-          next: next?.toISOString() ?? null,
-        },
-      );
-    }
-    // Tabs refreshed from the add-on (POST /schedules) whose pipeline is a built-in or one of these.
-    const known = [
-      ...listBuiltinPipelines().map((f) => loadPipeline(f)),
-      ...schedules.map((s) => s.pipeline),
-    ];
-    const watch = await watchSheetSchedules({
-      scheduler,
-      warehouse: w,
-      pipelines: new Map(known.map((p) => [p.name, p])),
-      log,
-    });
+    logSchedules(log, w, schedules, pool?.queue);
+    const watch = await watchKnownSheetSchedules(scheduler, w, schedules, log);
     log("running; stop with SIGTERM or Ctrl-C", { event: "schedule.running" });
     const name = await signals.signal;
     await watch.stop();
-    log(
-      `${name}: no new ticks; ${scheduler.running()} run(s) in flight stop dispatching, calls in flight ` +
-        `finish (grace ${grace}s; ${name === "SIGINT" ? "Ctrl-C" : "a second signal"} again to quit now)`,
-      { event: "schedule.stopping", signal: name, inFlight: scheduler.running(), graceSeconds: grace },
-    );
-    const summary = await scheduler.stop(grace * 1000);
-    log(
-      summary.forced.length
-        ? `stopped; ${summary.forced.length} run(s) did not end in time and were marked interrupted: ${summary.forced.join(", ")}`
-        : `stopped; ${summary.inFlight} run(s) were in flight and recorded their outcome`,
-      { event: "schedule.stopped", level: summary.forced.length ? "warn" : "info", ...summary },
-    );
+    await stopScheduler(scheduler, log, name, grace);
   } finally {
     signals.dispose();
     await delivery.stop();
@@ -196,6 +159,65 @@ async function runScheduler(schedules: ScheduledPipeline[], flags: ScheduleFlags
     await client.close();
     await w.close();
   }
+}
+
+/** What the scheduler fires, and when next. */
+function logSchedules(
+  log: Log,
+  w: Warehouse,
+  schedules: ScheduledPipeline[],
+  queue: WorkQueue | undefined,
+): void {
+  log(
+    `scheduling ${schedules.length} pipeline(s) on ${w.description}${queue ? `; calls queued for workers (${queue.schema})` : ""}:`,
+    { event: "schedule.started", warehouse: w.description, pipelines: schedules.length },
+  );
+  for (const sp of schedules) {
+    const { cron, timezone } = sp.schedule;
+    const next = nextTimes(cron, timezone, 1)[0];
+    log(
+      `  ${sp.pipeline.name}: ${cron} (${timezone}), next ${next ? formatInZone(next, timezone) : "never"}`,
+      {
+        event: "schedule.next",
+        pipeline: sp.pipeline.name,
+        cron,
+        timezone,
+        next: next?.toISOString() ?? null,
+      },
+    );
+  }
+}
+
+/** Tabs refreshed from the add-on (POST /schedules) whose pipeline is a built-in or one of these. */
+function watchKnownSheetSchedules(
+  scheduler: Scheduler,
+  w: Warehouse,
+  schedules: ScheduledPipeline[],
+  log: Log,
+) {
+  const known = [...listBuiltinPipelines().map((f) => loadPipeline(f)), ...schedules.map((s) => s.pipeline)];
+  return watchSheetSchedules({
+    scheduler,
+    warehouse: w,
+    pipelines: new Map(known.map((p) => [p.name, p])),
+    log,
+  });
+}
+
+/** No new ticks; the runs in flight get `grace` seconds to finish, and the log says how they ended. */
+async function stopScheduler(scheduler: Scheduler, log: Log, name: string, grace: number): Promise<void> {
+  log(
+    `${name}: no new ticks; ${scheduler.running()} run(s) in flight stop dispatching, calls in flight ` +
+      `finish (grace ${grace}s; ${name === "SIGINT" ? "Ctrl-C" : "a second signal"} again to quit now)`,
+    { event: "schedule.stopping", signal: name, inFlight: scheduler.running(), graceSeconds: grace },
+  );
+  const summary = await scheduler.stop(grace * 1000);
+  log(
+    summary.forced.length
+      ? `stopped; ${summary.forced.length} run(s) did not end in time and were marked interrupted: ${summary.forced.join(", ")}`
+      : `stopped; ${summary.inFlight} run(s) were in flight and recorded their outcome`,
+    { event: "schedule.stopped", level: summary.forced.length ? "warn" : "info", ...summary },
+  );
 }
 
 export function registerScheduleCommand(program: Command): void {

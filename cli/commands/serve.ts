@@ -1,17 +1,17 @@
 import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
+import type { WorkQueue } from "../../connectors/queue/work-queue.js";
 import { SheetsConnector } from "../../connectors/sheets/connector.js";
-import { openWarehouse } from "../../connectors/warehouse/open.js";
+import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
 import { ValidationError } from "../../core/errors.js";
+import type { Log } from "../../core/log.js";
 import {
   type LoadedPipeline,
   listBuiltinPipelines,
   loadPipeline,
 } from "../../engine/define/pipeline-file.js";
-import type { NotifyTarget } from "../../engine/notify/config.js";
 import { startDelivery } from "../../engine/notify/loop.js";
-import { type RunPipelines, runPipelines } from "../../engine/run/runner.js";
 import { migrateToLatest } from "../../store/migrate.js";
 import { dbOption, makeClient, numberFlag, portFlag, pricesOption, withReadDb } from "../context.js";
 import { cliLog, logFormat } from "../log.js";
@@ -20,7 +20,7 @@ import { printLine } from "../output.js";
 import { listenOrExplain } from "../port-in-use.js";
 import { type RateFlags, rateSettings, withRateOptions } from "../rate-option.js";
 import { fireSheetSchedules } from "../sheet-schedules.js";
-import { allowingUnpriced, withUnpricedOption } from "../unpriced-option.js";
+import { withUnpricedOption } from "../unpriced-option.js";
 import { openWorkers, type WorkersFlags, withWorkersOptions, workersFlags } from "../workers-option.js";
 
 interface ServeFlags extends WorkersFlags, RateFlags {
@@ -62,109 +62,47 @@ export function servedPipelines(dir?: string): LoadedPipeline[] {
   return pipelines;
 }
 
-/** A runner whose runs tell these webhooks of their end (`--notify`). */
-const withNotify =
-  (run: RunPipelines, notify: NotifyTarget[]): RunPipelines =>
-  (o) =>
-    run({ ...o, notify });
-
 /** Runs the server until SIGINT/SIGTERM; running runs are interrupted (resumable) on the way out. */
 async function serveCommand(flags: ServeFlags): Promise<void> {
   // Loaded here: every other command would otherwise pay for the server's modules at start.
   const { checkSecret, startServer } = await import("../../server/index.js");
   // Configuration is checked before anything is opened: no secret, no server (exit 2).
   const secret = checkSecret(process.env["SKILLSYNC_SERVER_SECRET"]);
-  const port = portFlag("--port", flags.port, { anyFree: true })!;
-  const maxCredits = numberFlag("--max-credits", flags.maxCredits, { min: 0 })!;
-  const maxRuns = numberFlag("--max-runs", flags.maxRuns, { integer: true, min: 1 })!;
-  const concurrency = numberFlag("--concurrency", flags.concurrency, { integer: true, min: 1 })!;
-  const pipelines = servedPipelines(flags.pipelines);
-  // The same price table as `run` and `schedule`: runs reserve what the user says calls cost.
-  const prices = pricesOption(flags.prices);
-  const workers = workersFlags(flags, dbOption(flags));
-  const notify = notifyTargets(flags);
+  const input = serveInput(flags);
   const client = makeClient(flags.baseUrl, rateSettings(flags));
   const sheets = await SheetsConnector.fromEnv();
   const warehouse = await openWarehouse(dbOption(flags), { readUrl: flags.readDb });
   // Before the notification loop's first look at the outbox (a new warehouse has no tables yet).
   await migrateToLatest(warehouse);
-  const pool = await openWorkers(workers);
+  const pool = await openWorkers(input.workers);
   const log = cliLog();
-  // --log-format json: the banner is one `serve.listening` event on stderr, stdout stays empty.
-  const json = logFormat() === "json";
-  const say = (line: string) => (json ? undefined : printLine(line));
+  const banner = serveBanner(log, flags.host);
   // The server's runs write their events to the outbox; this loop delivers them (and older ones).
-  const run = notify.length ? withNotify(pool?.run ?? runPipelines, notify) : pool?.run;
-  const delivery = startDelivery(warehouse, notify, { log });
+  const delivery = startDelivery(warehouse, input.notify, { log });
+  // What the server's runs and the sheet schedules' runs are started with.
+  const runs = { warehouse, client, sheets, log, notify: input.notify, workers: pool?.options };
+  const allowUnpriced = flags.allowUnpriced;
   let sheetSchedules: { sync(): void; stop(): Promise<void> } | undefined;
   try {
     const server = await listenOrExplain(
       () =>
         startServer({
+          ...input.server,
+          ...runs,
           secret,
-          warehouse,
-          client,
-          maxCredits,
-          maxRuns,
-          callConcurrency: concurrency,
-          port,
           host: flags.host,
-          pipelines,
-          sheets,
-          prices,
-          allowUnpriced: flags.allowUnpriced,
-          run,
-          log,
+          allowUnpriced,
           onSchedulesChanged: () => sheetSchedules?.sync(),
         }),
-      { port, host: flags.host, flag: "--port" },
+      { port: input.server.port, host: flags.host, flag: "--port" },
     );
-    if (json)
-      log(`skillsync server listening on ${server.url}`, {
-        event: "serve.listening",
-        url: server.url,
-        warehouse: warehouse.description,
-        workers: pool ? pool.queue.schema : null,
-        pipelines: pipelines.length,
-        maxCredits,
-        maxRuns,
-        sheets: Boolean(sheets),
-      });
-    say(`skillsync server listening on ${server.url}`);
-    say(`  warehouse: ${warehouse.description}`);
-    if (pool) say(`  runs: their calls are queued for skillsync worker processes (${pool.queue.schema})`);
-    say(`  pipelines: ${pipelines.length}; at most ${maxCredits} credits per run; ${maxRuns} run(s) at once`);
-    say(`  Google Sheets: ${sheets ? "configured" : "not configured (sheet inputs and outputs are off)"}`);
-    if (!["127.0.0.1", "localhost", "::1"].includes(flags.host)) {
-      const note = "this is plain HTTP; put it behind HTTPS (a reverse proxy or tunnel) before exposing it";
-      if (json) log(note, { event: "serve.plain-http", level: "warn", host: flags.host });
-      say(`  note: ${note}`);
-    }
+    banner.listening({ url: server.url, warehouse, pool, sheets, ...input.server });
     // Tabs refreshed on a cron, made from the add-on (POST /schedules): fired here, once a tick
     // however many servers share the warehouse.
-    sheetSchedules = await fireSheetSchedules({
-      warehouse,
-      client,
-      pipelines,
-      prices,
-      log,
-      sheets,
-      run: allowingUnpriced(pool?.run, flags),
-      notify,
-    });
-    say("Press Ctrl+C to stop.");
-    const signal = await new Promise<NodeJS.Signals>((done) => {
-      const on = (s: NodeJS.Signals) => {
-        process.off("SIGINT", on);
-        process.off("SIGTERM", on);
-        done(s);
-      };
-      process.on("SIGINT", on);
-      process.on("SIGTERM", on);
-    });
-    const stopping = `stopping on ${signal}: running runs are interrupted and can be resumed`;
-    if (json) log(stopping, { event: "serve.stopping", signal });
-    say(stopping);
+    const { pipelines, prices } = input;
+    sheetSchedules = await fireSheetSchedules({ ...runs, pipelines, prices, allowUnpriced });
+    banner.say("Press Ctrl+C to stop.");
+    banner.stopping(await nextSignal());
     await server.close();
   } finally {
     await sheetSchedules?.stop();
@@ -173,6 +111,90 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
     await warehouse.close();
     await client.close();
   }
+}
+
+/** The flags of `serve`, checked before anything is opened. */
+function serveInput(flags: ServeFlags) {
+  const port = portFlag("--port", flags.port, { anyFree: true })!;
+  const maxCredits = numberFlag("--max-credits", flags.maxCredits, { min: 0 })!;
+  const maxRuns = numberFlag("--max-runs", flags.maxRuns, { integer: true, min: 1 })!;
+  const callConcurrency = numberFlag("--concurrency", flags.concurrency, { integer: true, min: 1 })!;
+  const pipelines = servedPipelines(flags.pipelines);
+  // The same price table as `run` and `schedule`: runs reserve what the user says calls cost.
+  const prices = pricesOption(flags.prices);
+  const workers = workersFlags(flags, dbOption(flags));
+  const notify = notifyTargets(flags);
+  return {
+    server: { port, maxCredits, maxRuns, callConcurrency, pipelines, prices },
+    pipelines,
+    prices,
+    workers,
+    notify,
+  };
+}
+
+/** The first SIGINT or SIGTERM. */
+function nextSignal(): Promise<NodeJS.Signals> {
+  return new Promise<NodeJS.Signals>((done) => {
+    const on = (s: NodeJS.Signals) => {
+      process.off("SIGINT", on);
+      process.off("SIGTERM", on);
+      done(s);
+    };
+    process.on("SIGINT", on);
+    process.on("SIGTERM", on);
+  });
+}
+
+/**
+ * What `serve` tells a person: lines on stdout, or under `--log-format json` events on stderr
+ * (the banner is one `serve.listening` event; stdout stays empty).
+ */
+function serveBanner(log: Log, host: string) {
+  const json = logFormat() === "json";
+  const say = (line: string) => (json ? undefined : printLine(line));
+  return {
+    say,
+    listening(o: {
+      url: string;
+      warehouse: Warehouse;
+      pool: { queue: WorkQueue } | undefined;
+      sheets: SheetsConnector | undefined;
+      pipelines: LoadedPipeline[];
+      maxCredits: number;
+      maxRuns: number;
+    }) {
+      const { url, warehouse, pool, sheets, pipelines, maxCredits, maxRuns } = o;
+      if (json)
+        log(`skillsync server listening on ${url}`, {
+          event: "serve.listening",
+          url,
+          warehouse: warehouse.description,
+          workers: pool ? pool.queue.schema : null,
+          pipelines: pipelines.length,
+          maxCredits,
+          maxRuns,
+          sheets: Boolean(sheets),
+        });
+      say(`skillsync server listening on ${url}`);
+      say(`  warehouse: ${warehouse.description}`);
+      if (pool) say(`  runs: their calls are queued for skillsync worker processes (${pool.queue.schema})`);
+      say(
+        `  pipelines: ${pipelines.length}; at most ${maxCredits} credits per run; ${maxRuns} run(s) at once`,
+      );
+      say(`  Google Sheets: ${sheets ? "configured" : "not configured (sheet inputs and outputs are off)"}`);
+      if (!["127.0.0.1", "localhost", "::1"].includes(host)) {
+        const note = "this is plain HTTP; put it behind HTTPS (a reverse proxy or tunnel) before exposing it";
+        if (json) log(note, { event: "serve.plain-http", level: "warn", host });
+        say(`  note: ${note}`);
+      }
+    },
+    stopping(signal: NodeJS.Signals) {
+      const stopping = `stopping on ${signal}: running runs are interrupted and can be resumed`;
+      if (json) log(stopping, { event: "serve.stopping", signal });
+      say(stopping);
+    },
+  };
 }
 
 export function registerServeCommand(program: Command): void {

@@ -15,7 +15,7 @@ import {
   runCalls,
   runPipeline,
 } from "../run/run-pipeline.js";
-import { type RunOptions, type RunPipelines, type RunSummary, runPipelines } from "../run/runner.js";
+import { type RunOptions, type RunSummary, runPipelines } from "../run/runner.js";
 import type { RunSession } from "../run/session.js";
 import type { BatchJob, BatchOutcome } from "./batch-job.js";
 
@@ -40,11 +40,6 @@ const NO_WORKER_NOTE_MS = 10_000;
  */
 export function runOnWorkers(o: RunOptions & { workers: WorkersOptions }): Promise<RunSummary> {
   return runPipelines({ ...o, runStage: (s, env, c) => stageOnWorkers(s, env, c, o) });
-}
-
-/** A runner for the server or the scheduler: each run it is given goes to the workers. */
-export function workersRunner(workers: WorkersOptions): RunPipelines {
-  return (o) => runOnWorkers({ ...o, workers });
 }
 
 async function stageOnWorkers(

@@ -125,17 +125,9 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
   });
   if (o.refresh) for (const c of compiled) c.freshnessMs = 0;
   shareRateLimit(o.client, o.warehouse);
-  const env = {
-    client: o.client,
-    prices,
-    sheet: o.sheet,
-    concurrency: Math.max(1, o.concurrency ?? 4),
-    strict: o.strict,
-    allowRejects: o.allowRejects,
-    refresh: o.refresh,
-  };
-  let at: RunPlace | undefined;
-  const { session: s, status } = await inRunSession(
+  const env = runEnv(o, prices);
+  const at: { place?: RunPlace } = {};
+  const { session, status } = await inRunSession(
     {
       warehouse: o.warehouse,
       key: runKey(o.pipelines, given),
@@ -149,26 +141,55 @@ export async function runPipelines(o: RunOptions): Promise<RunSummary> {
       onStart: o.onStart,
       notify: o.notify,
     },
-    async (s) => {
-      if (o.ceilings) s.ceilings = [...s.ceilings, ...o.ceilings];
-      s.warnings.push(...early);
-      const pool = o.client.config?.connections;
-      if (pool && env.concurrency > pool)
-        s.notes.push(
-          `calls in flight are at most ${pool}, the client's connections, not the ${env.concurrency} asked for`,
-        );
-      for (const c of compiled) {
-        if (s.state.stop) break;
-        at = { runId: s.runId, pipeline: c.pipeline.name, counters: s.counters };
-        // A windowed pipeline records its windows as their calls load: it runs here (as reports do).
-        await (c.pipeline.window ? runWindowedPipeline : (o.runStage ?? runPipeline))(s, env, c);
-        o.onPipelineEnd?.(c.pipeline.name, { ...s.counters });
-      }
-      neverReached(s.state, s.counters, o.client.config?.baseUrl);
-    },
+    (s) => runStages(s, o, env, { compiled, early, at }),
   ).catch((err: unknown) => {
-    throw lostWarehouse(err, o.warehouse, at) ?? err;
+    throw lostWarehouse(err, o.warehouse, at.place) ?? err;
   });
+  return summaryOf(session, status, compiled, pricing);
+}
+
+function runEnv(o: RunOptions, prices: PriceTable): RunEnv {
+  return {
+    client: o.client,
+    prices,
+    sheet: o.sheet,
+    concurrency: Math.max(1, o.concurrency ?? 4),
+    strict: o.strict,
+    allowRejects: o.allowRejects,
+    refresh: o.refresh,
+  };
+}
+
+/** The run's pipelines in order, inside its session; `at` follows where it is, for a lost warehouse. */
+async function runStages(
+  s: RunSession,
+  o: RunOptions,
+  env: RunEnv,
+  run: { compiled: Compiled[]; early: string[]; at: { place?: RunPlace } },
+): Promise<void> {
+  if (o.ceilings) s.ceilings = [...s.ceilings, ...o.ceilings];
+  s.warnings.push(...run.early);
+  const pool = o.client.config?.connections;
+  if (pool && env.concurrency > pool)
+    s.notes.push(
+      `calls in flight are at most ${pool}, the client's connections, not the ${env.concurrency} asked for`,
+    );
+  for (const c of run.compiled) {
+    if (s.state.stop) break;
+    run.at.place = { runId: s.runId, pipeline: c.pipeline.name, counters: s.counters };
+    // A windowed pipeline records its windows as their calls load: it runs here (as reports do).
+    await (c.pipeline.window ? runWindowedPipeline : (o.runStage ?? runPipeline))(s, env, c);
+    o.onPipelineEnd?.(c.pipeline.name, { ...s.counters });
+  }
+  neverReached(s.state, s.counters, o.client.config?.baseUrl);
+}
+
+function summaryOf(
+  s: RunSession,
+  status: RunStatus,
+  compiled: Compiled[],
+  pricing: { creditsEstimated: boolean; warnings: string[] },
+): RunSummary {
   return {
     runId: s.runId,
     resumed: s.resumed,

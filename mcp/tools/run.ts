@@ -3,9 +3,14 @@ import { z } from "zod";
 import { ValidationError } from "../../core/errors.js";
 import { redact } from "../../core/redact.js";
 import { paramLists } from "../../engine/define/params.js";
-import { afterRun, pushView } from "../../engine/publish/after-run.js";
 import { countRows } from "../../engine/publish/read-table.js";
-import { type RunReporter, type RunSummary, runPipelines } from "../../engine/run/runner.js";
+import {
+  pushView,
+  type RunReporter,
+  type RunSummary,
+  type StartedRun,
+  startRun,
+} from "../../engine/start/start-run.js";
 import type { CeilingStatus } from "../../store/budget-status.js";
 import { budgetStatus } from "../../store/budget-status.js";
 import type { ToolContext } from "../context.js";
@@ -129,11 +134,12 @@ async function runTool(
   notify: Notify | undefined,
 ) {
   const pipeline = pipelineNamed(ctx, args.pipeline);
-  const { summary, ceiling, after } = await ctx.exclusive(async () => {
+  const { started, ceiling } = await ctx.exclusive(async () => {
     // Runs take turns, so what is left now is what this run may have. The server's total is also
     // a ceiling of the run's every call, held in the warehouse: it holds whatever happens here.
     const ceiling = runCeiling(args.maxCredits, await serverCredits(ctx));
-    const summary = await runPipelines({
+    // The pipeline's `sheet:` output is pushed as every trigger pushes it, still within this run's turn.
+    const started = await startRun({
       warehouse: ctx.warehouse,
       client: ctx.client,
       pipelines: [pipeline],
@@ -146,68 +152,75 @@ async function runTool(
       trigger: "mcp",
       reporter: progressReporter(notify),
       signal: ctx.signal ? AbortSignal.any([ctx.signal, signal]) : signal,
+      outputs: { sheets: ctx.sheets },
     });
-    // The pipeline's `sheet:` output, as every trigger pushes it; still within this run's turn.
-    const after = await afterRun({
-      warehouse: ctx.warehouse,
-      sheets: ctx.sheets,
-      pipelines: [pipeline],
-      summary,
-      params: paramLists(args.params),
-    });
-    return { summary, ceiling, after };
+    return { started, ceiling };
   });
+  return runAnswer(ctx, started, ceiling);
+}
+
+/** The run tool's answer: the run, the rows its tables hold now, the budgets and the server's credits after it. */
+async function runAnswer(ctx: ToolContext, { summary, outputs }: StartedRun, ceiling: number) {
   const tables = [];
   for (const name of summary.tables) tables.push({ name, rows: await countRows(ctx.warehouse, name) });
   const budgets = await budgetStatus(ctx.warehouse);
   const server = await serverCredits(ctx);
+  const c = summary.counters;
   return {
     runId: summary.runId,
     resumed: summary.resumed,
     status: summary.status,
     exitState: exitState(summary, ceiling),
     credits: {
-      spent: summary.counters.creditsSpent,
+      spent: c.creditsSpent,
       ceiling,
       serverLeft: server.remaining,
       estimated: summary.creditsEstimated,
       ...(summary.creditsEstimated ? { note: ESTIMATED_NOTE } : {}),
     },
     calls: {
-      planned: summary.counters.callsPlanned,
-      done: summary.counters.callsDone,
-      fromStore: summary.counters.callsCached,
-      failed: summary.counters.callsFailed,
-      rateLimited: summary.counters.rateLimited,
+      planned: c.callsPlanned,
+      done: c.callsDone,
+      fromStore: c.callsCached,
+      failed: c.callsFailed,
+      rateLimited: c.rateLimited,
     },
-    rows: { written: summary.counters.rowsWritten, rejected: summary.counters.rowsRejected },
+    rows: { written: c.rowsWritten, rejected: c.rowsRejected },
     tables,
-    sheetPushes: after.pushes.map(pushView),
-    warnings: [
-      ...summary.priceWarnings.map((message) => ({ code: "UNPRICED", message })),
-      ...summary.failures.slice(0, 20).map((f) => ({
-        code: f.code,
-        message: redact(
-          `${f.pipeline}/${f.skill}: ${f.message}${f.ambiguous ? " (may have been billed)" : ""}`,
-        ),
-      })),
-      ...(summary.failures.length > 20
-        ? [{ code: "MORE", message: `${summary.failures.length - 20} more failures (runs tool)` }]
-        : []),
-      ...(after.notConfigured
-        ? [{ code: "SHEETS", message: `sheet output not pushed: ${after.notConfigured}` }]
-        : after.pushes.flatMap((p) => (p.error ? [{ code: "SHEETS", message: redact(p.error) }] : []))),
-      ...(summary.counters.rowsRejected
-        ? [
-            {
-              code: "REJECTED_ROWS",
-              message: `${summary.counters.rowsRejected} record(s) could not be typed and were not loaded`,
-            },
-          ]
-        : []),
-    ],
+    sheetPushes: outputs.pushes.map(pushView),
+    warnings: runWarnings(summary, outputs),
     budgets: budgets.map(({ period, limit, spent, remaining }) => ({ period, limit, spent, remaining })),
   };
+}
+
+/** Unpriced operations, the first 20 failures (redacted), the `sheet:` output's push and rejected rows. */
+function runWarnings(
+  summary: RunSummary,
+  outputs: StartedRun["outputs"],
+): { code: string; message: string }[] {
+  return [
+    ...summary.priceWarnings.map((message) => ({ code: "UNPRICED", message })),
+    ...summary.failures.slice(0, 20).map((f) => ({
+      code: f.code,
+      message: redact(
+        `${f.pipeline}/${f.skill}: ${f.message}${f.ambiguous ? " (may have been billed)" : ""}`,
+      ),
+    })),
+    ...(summary.failures.length > 20
+      ? [{ code: "MORE", message: `${summary.failures.length - 20} more failures (runs tool)` }]
+      : []),
+    ...(outputs.notConfigured
+      ? [{ code: "SHEETS", message: `sheet output not pushed: ${outputs.notConfigured}` }]
+      : outputs.pushes.flatMap((p) => (p.error ? [{ code: "SHEETS", message: redact(p.error) }] : []))),
+    ...(summary.counters.rowsRejected
+      ? [
+          {
+            code: "REJECTED_ROWS",
+            message: `${summary.counters.rowsRejected} record(s) could not be typed and were not loaded`,
+          },
+        ]
+      : []),
+  ];
 }
 
 export function registerRunTool(server: McpServer, ctx: ToolContext): void {

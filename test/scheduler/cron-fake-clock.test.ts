@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { RunPipelines, RunSummary } from "../../engine/run/runner.js";
+import type { RunSummary, StartRun } from "../../engine/start/start-run.js";
 import { zeroCounters } from "../../store/runs.js";
 import { emulatorWithClient } from "../helpers/emulator.js";
 import { freshWarehouseUrl } from "../helpers/warehouses.js";
@@ -25,7 +25,7 @@ describe("the scheduler under a fake clock", () => {
     });
     // The tick's run is the seam `--workers` uses: what matters here is when the scheduler fires.
     const started: string[] = [];
-    const run: RunPipelines = async () => {
+    const run: StartRun = async () => {
       started.push(new Date().toISOString().slice(0, 16));
       const summary: RunSummary = {
         runId: `r${started.length}`,
@@ -42,7 +42,7 @@ describe("the scheduler under a fake clock", () => {
         creditsEstimated: true,
         priceWarnings: [],
       };
-      return summary;
+      return { summary, outputs: { pushes: [], lines: [] } };
     };
     const file = writeScheduledPipeline(tempDir(), { cron: BOTH });
     const { scheduler } = await startTracked({ warehouse: w, client, files: [file], run });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { resolveDate } from "../../engine/define/params.js";
+import { startRun } from "../../engine/start/start-run.js";
 import { readState, resumeSchedule } from "../../store/schedule-state.js";
 import { emulatorWithClient } from "../helpers/emulator.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
@@ -60,9 +61,11 @@ for (const kind of WAREHOUSE_KINDS) {
         warehouse: w,
         client,
         files: [writeScheduledPipeline(tempDir())],
-        afterRun: async (_w, sp, summary) => {
-          seen.push(`${sp.pipeline.name}:${summary.status}`);
-          return [`pushed ${summary.runId}`];
+        // What follows the run's load (its sheet outputs) is the use-case's: the lines it gives are logged.
+        run: async (o) => {
+          const { summary } = await startRun(o);
+          seen.push(`${o.pipelines[0]?.name}:${summary.status}`);
+          return { summary, outputs: { pushes: [], lines: [`pushed ${summary.runId}`] } };
         },
       });
       await until(async () => seen.length >= 1, 8000, "a run handed to afterRun");

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { loadPrices, type Price } from "../../engine/define/prices.js";
-import { runPipelines } from "../../engine/run/runner.js";
 import { emulatorWithClient } from "../helpers/emulator.js";
 import { freshWarehouseUrl } from "../helpers/warehouses.js";
 import { openTracked, startTracked, tempDir, until, writeScheduledPipeline } from "./fixtures.js";
@@ -33,7 +32,7 @@ describe("a scheduled run and its prices", () => {
       client,
       files: [file],
       prices: zeroPriced,
-      run: (o) => runPipelines({ ...o, allowUnpriced: true }),
+      allowUnpriced: true,
     });
     await until(
       async () =>
