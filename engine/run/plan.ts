@@ -56,16 +56,7 @@ export interface PipelinePlan {
  * parts of one) is planned as the empty warehouse a run would start from — nothing stored, and an
  * input query naming a table the run would make reads nothing.
  */
-export async function planPipelines(o: {
-  warehouse: Warehouse;
-  pipelines: LoadedPipeline[];
-  params?: Record<string, ParamValue[]>;
-  prices?: PriceTable | undefined;
-  prepare: Prepare;
-  sheet?: SheetReader | undefined;
-  /** `--refresh`: nothing from the store, every call paid. */
-  refresh?: boolean | undefined;
-}): Promise<{
+export async function planPipelines(o: PlanOptions): Promise<{
   pipelines: PipelinePlan[];
   credits: number;
   creditsAtMost: number;
@@ -77,70 +68,11 @@ export async function planPipelines(o: {
   const notYetMade = tablesMadeBy(o.pipelines).filter((t) => !have.has(t));
   // Nothing is fresh in a store that is not there: as --refresh, but without asking it.
   if (o.refresh || !have.has("skillsync_responses")) for (const c of compiled) c.freshnessMs = 0;
-  const prices = o.prices ?? loadPrices();
+  const ctx: PlanContext = { ...o, prices: o.prices ?? loadPrices(), have, notYetMade };
   const out: PipelinePlan[] = [];
   for (const c of compiled) {
-    const p = c.pipeline;
-    const values = await resolveInput(p, {
-      warehouse: o.warehouse,
-      params: c.params,
-      sheet: o.sheet,
-      notYetMade,
-      // --refresh reaches `:fresh_since` too: inputs the query would skip as fresh are asked again.
-      freshnessMs: o.refresh ? 0 : undefined,
-    });
-    const windowed = p.window
-      ? await planWindowCalls(o.warehouse, c, values, prices, o.prepare, {
-          refresh: o.refresh,
-          recorded: have.has("skillsync_windows"),
-        })
-      : undefined;
-    const factory = windowed?.factory ?? callFactory(p, c.params, prices, o.prepare);
-    const items = await itemsToPay(o.warehouse, c, factory, values, o.refresh === true);
-    const calls = windowed?.calls ?? factory.all(items ? items.toPay : values);
-    // Which calls the store answers: one query per 500 calls, no stored body read.
-    const stored = windowed?.stored ?? new Set<string>();
-    for (let i = 0; i < calls.length && c.freshnessMs > 0 && !windowed; i += 500) {
-      const hashes = calls.slice(i, i + 500).map((x) => x.hash);
-      for (const h of await freshHashes(o.warehouse.db, hashes, c.freshnessMs)) stored.add(h);
-    }
-    const fromStore = calls.filter((x) => stored.has(x.hash)).length;
-    const credits = calls.reduce((s, x) => (stored.has(x.hash) ? s : s + x.credits), 0);
-    const morePages = calls.length * (factory.maxPages - 1);
-    const perCall = calls.length ? calls.reduce((s, x) => s + x.credits, 0) / calls.length : 0;
-    const upstream = upstreamOf(
-      p,
-      out.map((_, i) => compiled[i]!.pipeline),
-    ).map((u) => ({
-      pipeline: u.name,
-      rowsAtMost: out.find((x) => x.pipeline === u.name)?.rowsAtMost ?? null,
-    }));
-    const chain = upstream.length
-      ? chainBound(p, upstream, values?.length ?? 0, factory.maxPages, prices)
-      : undefined;
-    const ownAtMost = credits + morePages * perCall;
-    out.push({
-      pipeline: p.name,
-      skill: p.skill,
-      calls: calls.length,
-      fromStore,
-      morePagesAtMost: morePages,
-      maxPages: factory.maxPages,
-      credits,
-      creditsAtMost: Math.max(ownAtMost, chain?.creditsAtMost ?? 0),
-      inputs: values?.length,
-      dependsOn: chain,
-      rowsAtMost: chain
-        ? p.batch && chain.inputsAtMost !== null
-          ? chain.inputsAtMost
-          : null
-        : rowsAtMost(p, calls, factory.maxPages),
-      sample: calls.slice(0, 3).map((x) => x.body),
-      ...(items
-        ? { items: { asked: items.asked, fromStore: items.fromStore, toPay: items.toPay.length } }
-        : {}),
-      ...(windowed ? { windows: windowed.windows } : {}),
-    });
+    const earlier = out.map((plan, i) => ({ pipeline: compiled[i]!.pipeline, plan }));
+    out.push(await planPipeline(ctx, c, earlier));
   }
   return {
     pipelines: out,
@@ -148,6 +80,110 @@ export async function planPipelines(o: {
     creditsAtMost: out.reduce((s, x) => s + x.creditsAtMost, 0),
     unbounded: out.filter((x) => x.dependsOn && x.dependsOn.creditsAtMost === null).map((x) => x.pipeline),
   };
+}
+
+interface PlanOptions {
+  warehouse: Warehouse;
+  pipelines: LoadedPipeline[];
+  params?: Record<string, ParamValue[]>;
+  prices?: PriceTable | undefined;
+  prepare: Prepare;
+  sheet?: SheetReader | undefined;
+  /** `--refresh`: nothing from the store, every call paid. */
+  refresh?: boolean | undefined;
+}
+
+/** What every pipeline's plan reads: the options, the prices, and the warehouse's tables now. */
+interface PlanContext extends PlanOptions {
+  prices: PriceTable;
+  have: ReadonlySet<string>;
+  /** Tables the run would make that the warehouse does not have yet: an input query reads nothing there. */
+  notYetMade: string[];
+}
+
+/** One pipeline's plan; `earlier` are the pipelines before it in the run, with their plans. */
+async function planPipeline(
+  o: PlanContext,
+  c: Compiled,
+  earlier: readonly { pipeline: LoadedPipeline; plan: PipelinePlan }[],
+): Promise<PipelinePlan> {
+  const p = c.pipeline;
+  const values = await resolveInput(p, {
+    warehouse: o.warehouse,
+    params: c.params,
+    sheet: o.sheet,
+    notYetMade: o.notYetMade,
+    // --refresh reaches `:fresh_since` too: inputs the query would skip as fresh are asked again.
+    freshnessMs: o.refresh ? 0 : undefined,
+  });
+  const windowed = p.window
+    ? await planWindowCalls(o.warehouse, c, values, o.prices, o.prepare, {
+        refresh: o.refresh,
+        recorded: o.have.has("skillsync_windows"),
+      })
+    : undefined;
+  const factory = windowed?.factory ?? callFactory(p, c.params, o.prices, o.prepare);
+  const items = await itemsToPay(o.warehouse, c, factory, values, o.refresh === true);
+  const calls = windowed?.calls ?? factory.all(items ? items.toPay : values);
+  const stored = windowed?.stored ?? (await storedHashes(o.warehouse, calls, c.freshnessMs));
+  const credits = calls.reduce((s, x) => (stored.has(x.hash) ? s : s + x.credits), 0);
+  const morePages = calls.length * (factory.maxPages - 1);
+  const perCall = calls.length ? calls.reduce((s, x) => s + x.credits, 0) / calls.length : 0;
+  const chain = chainOf(p, earlier, values?.length ?? 0, factory.maxPages, o.prices);
+  return {
+    pipeline: p.name,
+    skill: p.skill,
+    calls: calls.length,
+    fromStore: calls.filter((x) => stored.has(x.hash)).length,
+    morePagesAtMost: morePages,
+    maxPages: factory.maxPages,
+    credits,
+    creditsAtMost: Math.max(credits + morePages * perCall, chain?.creditsAtMost ?? 0),
+    inputs: values?.length,
+    dependsOn: chain,
+    rowsAtMost: chain
+      ? p.batch && chain.inputsAtMost !== null
+        ? chain.inputsAtMost
+        : null
+      : rowsAtMost(p, calls, factory.maxPages),
+    sample: calls.slice(0, 3).map((x) => x.body),
+    ...(items
+      ? { items: { asked: items.asked, fromStore: items.fromStore, toPay: items.toPay.length } }
+      : {}),
+    ...(windowed ? { windows: windowed.windows } : {}),
+  };
+}
+
+/** Which calls the store answers: one query per 500 calls, no stored body read. */
+async function storedHashes(
+  w: Warehouse,
+  calls: readonly { hash: string }[],
+  freshnessMs: number,
+): Promise<Set<string>> {
+  const stored = new Set<string>();
+  for (let i = 0; i < calls.length && freshnessMs > 0; i += 500) {
+    const hashes = calls.slice(i, i + 500).map((x) => x.hash);
+    for (const h of await freshHashes(w.db, hashes, freshnessMs)) stored.add(h);
+  }
+  return stored;
+}
+
+/** The bound earlier pipelines of the run put on one their tables feed; undefined when none does. */
+function chainOf(
+  p: LoadedPipeline,
+  earlier: readonly { pipeline: LoadedPipeline; plan: PipelinePlan }[],
+  inputsNow: number,
+  maxPages: number,
+  prices: PriceTable,
+): ChainBound | undefined {
+  const upstream = upstreamOf(
+    p,
+    earlier.map((e) => e.pipeline),
+  ).map((u) => ({
+    pipeline: u.name,
+    rowsAtMost: earlier.find((e) => e.plan.pipeline === u.name)?.plan.rowsAtMost ?? null,
+  }));
+  return upstream.length ? chainBound(p, upstream, inputsNow, maxPages, prices) : undefined;
 }
 
 /**
