@@ -6,7 +6,7 @@ import { migrateToLatest } from "../../store/migrate.js";
 import { findJob, latestJobFor, runIsBusy } from "../../store/report-job-lookup.js";
 import { type ReportJob, updateJob } from "../../store/report-jobs.js";
 import type { RunCounters, RunStatus } from "../../store/runs.js";
-import { loadPipeline } from "../define/pipeline-file.js";
+import { type LoadedPipeline, loadPipeline } from "../define/pipeline-file.js";
 import { loadPrices, type PriceTable } from "../define/prices.js";
 import type { PlannedCall } from "../extract/planned-calls.js";
 import type { CallFailure, SkillCaller } from "../extract/skill-caller.js";
@@ -119,8 +119,36 @@ export async function retryReportJob(o: RetryOptions): Promise<RetryResult> {
   });
   if (job.status === "creating")
     await updateJob(w.db, job.id, { status: "lost", error: "the create was interrupted" });
+  const { session: s, status } = await retryInSession({ o, job, pipeline, prices, create, cost });
+  // A new create made a new job (even when it was refused): show that one.
+  const final = (create ? await latestJobFor(w, job.requestHash) : await findJob(w, String(job.id))) ?? job;
+  return {
+    job: final,
+    created: final.id !== job.id,
+    runId: s.runId,
+    status,
+    stopReason: s.state.stopReason,
+    authFailure: s.state.authFailure,
+    counters: s.counters,
+    failures: s.failures,
+    priceWarnings: pricing.warnings,
+  };
+}
 
-  const call: PlannedCall = {
+/** A retry, checked: the job, its pipeline and prices, and whether it is a new create. */
+interface Retry {
+  o: RetryOptions;
+  job: ReportJob;
+  pipeline: LoadedPipeline;
+  prices: PriceTable;
+  create: boolean;
+  /** Credits a new create costs. */
+  cost: number;
+}
+
+/** The job's create call, as planned again from the job's stored request. */
+function createCall(job: ReportJob, cost: number): PlannedCall {
+  return {
     skill: job.skill,
     body: job.request,
     hash: job.requestHash,
@@ -130,9 +158,14 @@ export async function retryReportJob(o: RetryOptions): Promise<RetryResult> {
     pageIndex: 0,
     fetched: 0,
   };
-  const { session: s, status } = await inRunSession(
+}
+
+/** The retry as its own run: a new create, or the job taken over by this run and carried on. */
+function retryInSession({ o, job, pipeline, prices, create, cost }: Retry) {
+  const call = createCall(job, cost);
+  return inRunSession(
     {
-      warehouse: w,
+      warehouse: o.warehouse,
       key: requestHash("report-retry", { job: job.id, create }),
       pipelines: [pipeline.name],
       params: job.params,
@@ -155,22 +188,9 @@ export async function retryReportJob(o: RetryOptions): Promise<RetryResult> {
         const fresh = await createJob(ctx, call);
         if (fresh) await runReportJob(ctx, call, fresh);
       } else {
-        await updateJob(w.db, job.id, { runId: s.runId, error: null });
+        await updateJob(o.warehouse.db, job.id, { runId: s.runId, error: null });
         await runReportJob(ctx, call, { ...job, runId: s.runId });
       }
     },
   );
-  // A new create made a new job (even when it was refused): show that one.
-  const final = (create ? await latestJobFor(w, job.requestHash) : await findJob(w, String(job.id))) ?? job;
-  return {
-    job: final,
-    created: final.id !== job.id,
-    runId: s.runId,
-    status,
-    stopReason: s.state.stopReason,
-    authFailure: s.state.authFailure,
-    counters: s.counters,
-    failures: s.failures,
-    priceWarnings: pricing.warnings,
-  };
 }
