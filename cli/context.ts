@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { SkillClient } from "../connectors/skill-api/client.js";
 import { openWarehouse, type Warehouse } from "../connectors/warehouse/open.js";
 import { READ_LIMITS, tooManyValues } from "../core/bounded-read.js";
+import { readConfig } from "../core/env-config.js";
 import { ValidationError } from "../core/errors.js";
 import { readValues } from "../engine/define/inputs.js";
 import { parseParamFlags } from "../engine/define/params.js";
@@ -13,7 +14,7 @@ import { logNote } from "./log.js";
 export const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function dbOption(opts: { db?: string | undefined }): string | undefined {
-  return opts.db ?? process.env["DATABASE_URL"];
+  return opts.db ?? readConfig().databaseUrl;
 }
 
 /**
@@ -127,6 +128,5 @@ export class UsageError extends ValidationError {
  * `--prices FILE`, else SKILLSYNC_PRICES, else the catalog's prices.
  */
 export function pricesOption(file: string | undefined): PriceTable {
-  const env = process.env["SKILLSYNC_PRICES"];
-  return loadPrices(file ?? (env?.trim() ? env : undefined));
+  return loadPrices(file ?? readConfig().prices);
 }

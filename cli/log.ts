@@ -1,6 +1,6 @@
 import { Option } from "commander";
 import pino from "pino";
-import { ValidationError } from "../core/errors.js";
+import { readConfig } from "../core/env-config.js";
 import { type Log, textLog } from "../core/log.js";
 import { redact, redactDeep } from "../core/redact.js";
 
@@ -20,14 +20,9 @@ let logger: Log | undefined;
 
 /** Sets the format of this invocation: the flag, else SKILLSYNC_LOG_FORMAT, else text. */
 export function setLogFormat(flag: string | undefined): void {
-  const env = process.env["SKILLSYNC_LOG_FORMAT"]?.trim();
-  const chosen = flag ?? (env ? env.toLowerCase() : "text");
   resetLogFormat();
-  if (!FORMATS.includes(chosen as LogFormat))
-    throw new ValidationError("environment", [
-      { path: ["SKILLSYNC_LOG_FORMAT"], message: `is "${env}": use text or json (or unset it for text)` },
-    ]);
-  current = chosen as LogFormat;
+  // The flag is one of FORMATS (commander checks its choices); a wrong variable throws when read.
+  current = (flag as LogFormat | undefined) ?? readConfig().logFormat ?? "text";
 }
 
 let quiet = false;

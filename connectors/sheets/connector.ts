@@ -40,7 +40,7 @@ export class SheetsConnector {
 
   /** The connector configured by the environment, or undefined when Sheets is not set up. */
   static async fromEnv(
-    env: NodeJS.ProcessEnv = process.env,
+    env?: NodeJS.ProcessEnv,
     extra: Omit<SheetsConnectorOptions, "credentials" | "rootUrl"> = {},
   ): Promise<SheetsConnector | undefined> {
     const config = sheetsConfigFromEnv(env);
@@ -48,7 +48,7 @@ export class SheetsConnector {
   }
 
   /** Like fromEnv, but a missing set-up is an error that says what to set. */
-  static async requireFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<SheetsConnector> {
+  static async requireFromEnv(env?: NodeJS.ProcessEnv): Promise<SheetsConnector> {
     const c = await SheetsConnector.fromEnv(env);
     if (!c) throw notConfiguredError();
     return c;

@@ -1,4 +1,5 @@
 import { READ_LIMITS, readBoundedText } from "../../core/bounded-read.js";
+import { readConfig } from "../../core/env-config.js";
 import { ExitCode, SkillsyncError, ValidationError } from "../../core/errors.js";
 import { registerSecret } from "../../core/redact.js";
 
@@ -27,11 +28,9 @@ export interface SheetsEnvConfig {
  * @example sheetsConfigFromEnv({ GOOGLE_APPLICATION_CREDENTIALS: "/keys/sa.json" })
  * // { credentials: { keyFile: "/keys/sa.json" }, rootUrl: "https://sheets.googleapis.com/" }
  */
-export function sheetsConfigFromEnv(env: NodeJS.ProcessEnv = process.env): SheetsEnvConfig | undefined {
-  const rootUrl = env["SKILLSYNC_SHEETS_API_URL"]?.trim() || DEFAULT_SHEETS_ROOT_URL;
-  const token = env["SKILLSYNC_SHEETS_ACCESS_TOKEN"]?.trim();
-  if (token) return { credentials: { accessToken: token }, rootUrl };
-  const keyFile = env["GOOGLE_APPLICATION_CREDENTIALS"]?.trim();
+export function sheetsConfigFromEnv(env?: NodeJS.ProcessEnv): SheetsEnvConfig | undefined {
+  const { rootUrl = DEFAULT_SHEETS_ROOT_URL, accessToken, keyFile } = readConfig(env).sheets;
+  if (accessToken) return { credentials: { accessToken }, rootUrl };
   if (keyFile) return { credentials: { keyFile }, rootUrl };
   return undefined;
 }

@@ -1,3 +1,4 @@
+import { readConfig } from "../../core/env-config.js";
 import { type Issue, ValidationError } from "../../core/errors.js";
 import { registerSecret } from "../../core/redact.js";
 
@@ -80,13 +81,11 @@ const MINIMUM: Record<NumericKey, number> = {
  * @example
  * const config = resolveConfig({ baseUrl: "http://127.0.0.1:8787" }); // key from SKILL_API_KEY
  */
-export function resolveConfig(
-  options: SkillClientOptions = {},
-  env: NodeJS.ProcessEnv = process.env,
-): SkillApiConfig {
+export function resolveConfig(options: SkillClientOptions = {}, env?: NodeJS.ProcessEnv): SkillApiConfig {
   const issues: Issue[] = [];
-  const rawUrl = (options.baseUrl ?? env["SKILL_API_BASE_URL"] ?? "").trim();
-  const apiKey = (options.apiKey ?? env["SKILL_API_KEY"] ?? "").trim();
+  const fromEnv = readConfig(env).skillApi;
+  const rawUrl = (options.baseUrl ?? fromEnv.baseUrl ?? "").trim();
+  const apiKey = (options.apiKey ?? fromEnv.apiKey ?? "").trim();
   registerSecret(apiKey);
 
   let baseUrl = "";

@@ -40,7 +40,7 @@ export class SkillClient {
   readonly #random: () => number;
   readonly #gate: RateGate;
 
-  constructor(init: SkillClientInit = {}, env: NodeJS.ProcessEnv = process.env) {
+  constructor(init: SkillClientInit = {}, env?: NodeJS.ProcessEnv) {
     this.config = resolveConfig(init, env);
     this.#transport = new HttpTransport(this.config);
     this.#onRetry = init.onRetry;

@@ -1,3 +1,4 @@
+import { namedVariable, readConfig } from "../../core/env-config.js";
 import { ConfigurationError } from "../../core/errors.js";
 import { registerSecret } from "../../core/redact.js";
 import { ENV_REF, type EventGroup, type NotifySpec } from "../../schema/notify.js";
@@ -34,9 +35,9 @@ export function notifyTarget(url: string, from: string, on?: readonly EventGroup
 }
 
 /** `--notify URL`, else SKILLSYNC_NOTIFY_URL; none: no target (no event is written at all). */
-export function notifyFromFlag(flag: string | undefined, env = process.env): NotifyTarget[] {
+export function notifyFromFlag(flag: string | undefined, env?: NodeJS.ProcessEnv): NotifyTarget[] {
   if (flag !== undefined) return [notifyTarget(flag, "--notify")];
-  const fromEnv = env[NOTIFY_ENV];
+  const fromEnv = readConfig(env).notify.url;
   return fromEnv ? [notifyTarget(fromEnv, NOTIFY_ENV)] : [];
 }
 
@@ -44,11 +45,11 @@ export function notifyFromFlag(flag: string | undefined, env = process.env): Not
  * A pipeline file's `schedule.notify`: its URL read from the variable it names (`env:NAME`,
  * `${NAME}`) or as written. A variable that is not set is a configuration error naming it.
  */
-export function notifyFromFile(spec: NotifySpec, file: string, env = process.env): NotifyTarget {
+export function notifyFromFile(spec: NotifySpec, file: string, env?: NodeJS.ProcessEnv): NotifyTarget {
   const from = `${file} schedule.notify.url`;
   const ref = ENV_REF.exec(spec.url);
   const name = ref ? (ref[1] ?? ref[2]) : undefined;
-  const url = name === undefined ? spec.url : env[name];
+  const url = name === undefined ? spec.url : namedVariable(name, env);
   if (!url) {
     throw new ConfigurationError(
       `${from}: the environment variable ${name} is not set; set it to the webhook's URL before starting the scheduler`,

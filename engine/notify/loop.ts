@@ -1,4 +1,5 @@
 import type { Warehouse } from "../../connectors/warehouse/open.js";
+import { readConfig } from "../../core/env-config.js";
 import { type Log, silentLog } from "../../core/log.js";
 import type { NotifyTarget } from "./config.js";
 import { type Backoff, type DeliveryOptions, deliverDue } from "./deliver.js";
@@ -12,9 +13,8 @@ const RUN_DELIVERY_MS = 1000;
  * `SKILLSYNC_NOTIFY_BACKOFF=base,cap` (milliseconds): a shorter backoff for tests that take a
  * receiver down and up again across processes. Unset: the defaults (1 s doubling to 30 s).
  */
-function backoffFromEnv(env = process.env): Backoff | undefined {
-  const [base, cap] = (env["SKILLSYNC_NOTIFY_BACKOFF"] ?? "").split(",").map(Number);
-  return base && cap && base > 0 && cap >= base ? { baseMs: base, capMs: cap } : undefined;
+function backoffFromEnv(env?: NodeJS.ProcessEnv): Backoff | undefined {
+  return readConfig(env).notify.backoff;
 }
 
 /**
