@@ -3,6 +3,11 @@ import type { PipelineFile } from "../../../schema/pipeline.js";
 import { WINDOW_STEP, type WindowSpec } from "../../../schema/window.js";
 import { type ParamValue, type ParamValues, resolveDate } from "../params.js";
 
+// Date windows live in two folders, by engine stage: here what a window is (the range cut by
+// `step`, its identity and state: window-state.ts, what a file gets wrong: window-issues.ts), and in
+// engine/run/windows/ how a run asks them (calls per window, which to ask, recording them done).
+// The `window:` block's schema is schema/window.ts; the windows done, store/windows-done.ts.
+
 /** One date window: its first and last day (yyyy-mm-dd, both included) and its identity. */
 export interface DateWindow {
   start: string;
