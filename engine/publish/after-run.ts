@@ -18,11 +18,12 @@ export interface AfterRunResult {
 }
 
 /**
- * The one step after a run, whatever started it (CLI `run`, the scheduler, the server, MCP): pushes
- * each pipeline's `sheet:` output — the rows this run loaded — when the run loaded (succeeded, or
- * ended with warnings: rejected records did not stop the others). A failed push is reported per
- * pipeline; the loaded data stays in the warehouse either way. Never throws for a push.
- * (Notifications are not here: the run's end writes them to the outbox with the run row.)
+ * The push that follows a run's load, whatever started it (engine/start's `startRun` calls it for
+ * CLI `run`, the scheduler, the server and MCP): pushes each pipeline's `sheet:` output — the rows
+ * this run loaded — when the run loaded (succeeded, or ended with warnings: rejected records did
+ * not stop the others). A failed push is reported per pipeline; the loaded data stays in the
+ * warehouse either way. Never throws for a push. (Notifications are not here: the run's end writes
+ * them to the outbox with the run row.)
  *
  * @example
  * const after = await afterRun({ warehouse, sheets, pipelines, summary, params });
@@ -71,12 +72,11 @@ export function pushView(p: OutputPush) {
 
 /**
  * What a CLI run needs from Sheets, from the environment: the connector (undefined when Sheets is
- * not set up) for `afterRun`, and the reader for `from: sheet` inputs.
+ * not set up) for the `sheet:` outputs' push, and the reader for `from: sheet` inputs.
  *
  * @example
  * const sheets = await sheetsForRun();
- * const summary = await runPipelines({ ...options, sheet: sheets.reader });
- * const after = await afterRun({ warehouse, sheets: sheets.connector, pipelines, summary, params });
+ * const { summary, outputs } = await startRun({ ...options, sheet: sheets.reader, outputs: { sheets: sheets.connector } });
  */
 export async function sheetsForRun(env: NodeJS.ProcessEnv = process.env): Promise<{
   connector: SheetsConnector | undefined;

@@ -65,9 +65,6 @@ export interface RunOptions {
   notify?: readonly OutboxTarget[] | undefined;
 }
 
-/** What runs pipelines: runPipelines here, or a runner whose calls workers make (engine/distribute). */
-export type RunPipelines = (o: RunOptions) => Promise<RunSummary>;
-
 /** How one pipeline of a run gets its calls made: in this process, or by workers. */
 type StageRunner = (s: RunSession, env: RunEnv, c: Compiled) => Promise<void>;
 

@@ -4,7 +4,7 @@ import { runOnWorkers, type WorkersOptions } from "../distribute/on-workers.js";
 import type { NotifyTarget } from "../notify/config.js";
 import { deliverWithin } from "../notify/loop.js";
 import { type AfterRunResult, afterRun } from "../publish/after-run.js";
-import { type RunOptions, type RunPipelines, type RunSummary, runPipelines } from "../run/runner.js";
+import { type RunOptions, type RunSummary, runPipelines } from "../run/runner.js";
 
 // What the front doors (cli/, scheduler/, server/, mcp/) need of a run, from here only
 // (test/architecture/front-doors.test.ts).
@@ -29,8 +29,6 @@ export interface StartRunOptions extends Omit<RunOptions, "runStage" | "notify">
    * most; the rest wait in the outbox. Daemons leave them to their delivery loop.
    */
   deliverNow?: { log: Log } | undefined;
-  /** Makes the run instead of this process or the workers: a test's stand-in (when a tick fires). */
-  runPipelines?: RunPipelines | undefined;
 }
 
 /** What every front door gets back from a run: the run's summary and what followed its load. */
@@ -65,10 +63,9 @@ export async function startRun(o: StartRunOptions): Promise<StartedRun> {
   }
 }
 
-/** The run itself: a stand-in's, the workers', or this process's. */
+/** The run itself: its calls made by the workers, or here. */
 function makeRun(o: StartRunOptions): Promise<RunSummary> {
-  const { workers, outputs: _outputs, deliverNow: _deliverNow, runPipelines: standIn, ...run } = o;
-  if (standIn) return standIn(run);
+  const { workers, outputs: _outputs, deliverNow: _deliverNow, ...run } = o;
   return workers ? runOnWorkers({ ...run, workers }) : runPipelines(run);
 }
 
