@@ -95,39 +95,61 @@ export async function exportRows(w: Warehouse, req: ExportRequest): Promise<Expo
 }
 
 async function planExport(w: Warehouse, req: ExportRequest): Promise<Planned[]> {
+  checkRequest(req);
+  const out = resolve(req.out);
+  const isFolder = existsSync(out) && statSync(out).isDirectory();
+  return req.sql !== undefined
+    ? [await planSql(w, req, req.sql, out, isFolder)]
+    : planTables(w, req, out, isFolder);
+}
+
+/** What the command line says, checked before the warehouse is asked anything. */
+function checkRequest(req: ExportRequest): void {
   if (!(EXPORT_FORMATS as readonly string[]).includes(req.format)) {
     usage(`--format must be one of ${EXPORT_FORMATS.join(", ")}, got "${req.format}"`);
   }
   if (req.sql !== undefined && req.tables.length) usage("give tables or --sql, not both");
   if (req.sql === undefined && !req.tables.length) usage("name a table to export, or give --sql QUERY");
   if (!req.out.trim()) usage("--out is empty: give the file (or, for several tables, the folder) to write");
-  const out = resolve(req.out);
-  const isFolder = existsSync(out) && statSync(out).isDirectory();
-  if (req.sql !== undefined) {
-    if (isFolder) usage(`--out ${req.out} is a folder: with --sql, --out is the file to write`);
-    folderMustExist(out, req.out);
-    const text = checkReadStatement(req.sql, w.adapter.lexicon, "--sql").text;
-    const select = text;
-    const columns = req.sinceLast ? await resultColumns(w, text) : [];
-    const hasLoadId = columns.some((c) => c.name === "load_id");
-    if (req.sinceLast && !hasLoadId) {
-      usage(
-        "--since-last needs a load_id column in the query's result (select it, e.g. select *, or select …, load_id); this query's columns: " +
-          columns.map((c) => c.name).join(", "),
-      );
-    }
-    return [
-      {
-        source: "sql",
-        key: `sql ${sha256Hex(text)}`,
-        file: out,
-        select,
-        known: {},
-        hasLoadId,
-        table: undefined,
-      },
-    ];
+}
+
+/** `--sql`: one checked read statement to one file. */
+async function planSql(
+  w: Warehouse,
+  req: ExportRequest,
+  sql: string,
+  out: string,
+  isFolder: boolean,
+): Promise<Planned> {
+  if (isFolder) usage(`--out ${req.out} is a folder: with --sql, --out is the file to write`);
+  folderMustExist(out, req.out);
+  const text = checkReadStatement(sql, w.adapter.lexicon, "--sql").text;
+  const columns = req.sinceLast ? await resultColumns(w, text) : [];
+  const hasLoadId = columns.some((c) => c.name === "load_id");
+  if (req.sinceLast && !hasLoadId) {
+    usage(
+      "--since-last needs a load_id column in the query's result (select it, e.g. select *, or select …, load_id); this query's columns: " +
+        columns.map((c) => c.name).join(", "),
+    );
   }
+  return {
+    source: "sql",
+    key: `sql ${sha256Hex(text)}`,
+    file: out,
+    select: text,
+    known: {},
+    hasLoadId,
+    table: undefined,
+  };
+}
+
+/** Tables of the warehouse, each to its file: `--out` itself, or `<table>.<format>` in the folder. */
+async function planTables(
+  w: Warehouse,
+  req: ExportRequest,
+  out: string,
+  isFolder: boolean,
+): Promise<Planned[]> {
   const known = new Set(await userTables(w));
   const unknown = req.tables.filter((t) => !known.has(t));
   if (unknown.length) {
@@ -219,68 +241,98 @@ async function exportOne(w: Warehouse, p: Planned, req: ExportRequest): Promise<
   const previous = req.sinceLast ? await lastExport(w, p.file, p.key) : undefined;
   const throughLoad = await highestLoadId(w);
   const afterLoad = previous ? (previous.throughLoad ?? 0) : null;
-  let text = p.select;
-  const params: unknown[] = [];
-  if (req.sinceLast) {
-    // Rows of loads that begin while this export reads have higher ids: the next export takes them.
-    const wrapped = `select * from (\n${p.select}\n) as q`;
-    const upper = throughLoad === null ? "" : `(load_id is null or load_id <= ${throughLoad})`;
-    const lower = afterLoad === null ? "" : `load_id > ${afterLoad}`;
-    const where = [lower, upper].filter(Boolean).join(" and ");
-    text = where ? `${wrapped} where ${where}` : wrapped;
-  }
+  const text = req.sinceLast ? sinceLastSelect(p.select, afterLoad, throughLoad) : p.select;
   const total =
     p.table === undefined || !req.onProgress
       ? undefined
       : await countOf(w, p.table, req.sinceLast, afterLoad, throughLoad);
-  const temp = holdTempFile(p.file);
-  let columns: ResultColumn[] = [];
-  let writer: RowFileWriter | undefined;
-  let rows = 0;
-  const open = async (sample: readonly unknown[][]) => {
-    const fileColumns: FileColumn[] = columns.map((c, i) => ({
-      name: c.name,
-      type: p.known[c.name] ?? c.type ?? inferred(sample, i),
-    }));
-    writer = await openRowFile(req.format, temp, fileColumns);
-  };
+  const f: FileInProgress = { temp: holdTempFile(p.file), columns: [], writer: undefined, rows: 0 };
   try {
-    await readWarehouseBatches(w, text, {
-      params,
-      source: p.table === undefined ? "--sql" : `table ${p.table}`,
-      batchRows: BATCH_ROWS,
-      exactIntegers: true,
-      onColumns: (c) => {
-        columns = c;
-      },
-      onBatch: async (batch) => {
-        stopWhenAborted(p, req.signal);
-        if (!writer) await open(batch);
-        await writer!.write(batch);
-        rows += batch.length;
-        req.onProgress?.({ source: p.source, rows, total });
-      },
-    });
-    if (rows === 0 && req.sinceLast) {
-      await writer?.abort();
+    await readInto(w, p, req, { text, total }, f);
+    if (f.rows === 0 && req.sinceLast) {
+      await f.writer?.abort();
       await recordExport(w, { target: p.file, source: p.key, format: req.format, throughLoad, rows: 0 });
       return { source: p.source, file: p.file, rows: 0, written: false, afterLoad, throughLoad };
     }
-    if (!writer) await open([]);
-    stopWhenAborted(p, req.signal);
-    await writer!.finish();
-    // A signal during the Parquet conversion (seconds): the file is complete but unasked for now.
-    stopWhenAborted(p, req.signal);
-    await rename(temp, p.file);
+    await completeFile(f, p, req);
   } catch (err) {
-    await writer?.abort();
-    await rm(temp, { force: true });
+    await f.writer?.abort();
+    await rm(f.temp, { force: true });
     throw cannotWrite(err, p.file, req.out) ?? err;
   } finally {
-    releaseTempFile(temp);
+    releaseTempFile(f.temp);
   }
-  await recordExport(w, { target: p.file, source: p.key, format: req.format, throughLoad, rows });
-  return { source: p.source, file: p.file, rows, written: true, afterLoad, throughLoad };
+  await recordExport(w, { target: p.file, source: p.key, format: req.format, throughLoad, rows: f.rows });
+  return { source: p.source, file: p.file, rows: f.rows, written: true, afterLoad, throughLoad };
+}
+
+/** `--since-last`: only rows of loads after the previous export, up to the highest load now. */
+function sinceLastSelect(select: string, afterLoad: number | null, throughLoad: number | null): string {
+  // Rows of loads that begin while this export reads have higher ids: the next export takes them.
+  const wrapped = `select * from (\n${select}\n) as q`;
+  const upper = throughLoad === null ? "" : `(load_id is null or load_id <= ${throughLoad})`;
+  const lower = afterLoad === null ? "" : `load_id > ${afterLoad}`;
+  const where = [lower, upper].filter(Boolean).join(" and ");
+  return where ? `${wrapped} where ${where}` : wrapped;
+}
+
+/** One file being written: its temporary file, the result's columns, the writer once a batch came. */
+interface FileInProgress {
+  temp: string;
+  columns: ResultColumn[];
+  writer: RowFileWriter | undefined;
+  rows: number;
+}
+
+/** The file's writer, its columns typed as declared, as the database says, else from the first batch. */
+async function openWriter(
+  f: FileInProgress,
+  p: Planned,
+  req: ExportRequest,
+  sample: readonly unknown[][],
+): Promise<RowFileWriter> {
+  const fileColumns: FileColumn[] = f.columns.map((c, i) => ({
+    name: c.name,
+    type: p.known[c.name] ?? c.type ?? inferred(sample, i),
+  }));
+  f.writer = await openRowFile(req.format, f.temp, fileColumns);
+  return f.writer;
+}
+
+/** Reads the source a batch at a time through the read-only path into the temporary file. */
+async function readInto(
+  w: Warehouse,
+  p: Planned,
+  req: ExportRequest,
+  query: { text: string; total: number | undefined },
+  f: FileInProgress,
+): Promise<void> {
+  await readWarehouseBatches(w, query.text, {
+    params: [],
+    source: p.table === undefined ? "--sql" : `table ${p.table}`,
+    batchRows: BATCH_ROWS,
+    exactIntegers: true,
+    onColumns: (c) => {
+      f.columns = c;
+    },
+    onBatch: async (batch) => {
+      stopWhenAborted(p, req.signal);
+      const writer = f.writer ?? (await openWriter(f, p, req, batch));
+      await writer.write(batch);
+      f.rows += batch.length;
+      req.onProgress?.({ source: p.source, rows: f.rows, total: query.total });
+    },
+  });
+}
+
+/** Finishes the temporary file (a file with no rows has its columns) and renames it over the target. */
+async function completeFile(f: FileInProgress, p: Planned, req: ExportRequest): Promise<void> {
+  const writer = f.writer ?? (await openWriter(f, p, req, []));
+  stopWhenAborted(p, req.signal);
+  await writer.finish();
+  // A signal during the Parquet conversion (seconds): the file is complete but unasked for now.
+  stopWhenAborted(p, req.signal);
+  await rename(f.temp, p.file);
 }
 
 function stopWhenAborted(p: Planned, signal: AbortSignal | undefined): void {
