@@ -1,6 +1,15 @@
 import { afterAll, afterEach } from "vitest";
 import { undoAfterTest } from "./helpers/after-test.js";
+import { describeLeftovers, reapLeftovers, workerLeftovers } from "./helpers/leftovers.js";
 import { removeWrittenPipelineFiles } from "./helpers/pipeline-files.js";
+import { markChildProcesses, RUN_MARKER_ENV } from "./helpers/run-marker.js";
+
+/** How long what a test file started gets to end after its last hook before it counts as left. */
+const GRACE_MS = 5_000;
+
+// Every process a test starts carries the run's marker, whatever environment the test gives it:
+// the global teardown finds by it what outlived the tests (test/global-setup.ts).
+markChildProcesses();
 
 // Run before every test file (even where modules are shared between files): the one hook that
 // undoes what the test's helpers started. The test's state is final when afterEach runs.
@@ -9,6 +18,12 @@ afterEach(async (context) => {
 });
 
 // Pipeline files a test file wrote at its top level serve all its tests: gone after the last.
-afterAll(() => {
+// Registered before the file's own hooks, this runs after its afterAll: what the worker still
+// listens on or runs then, the file left behind (the main suite, whose global setup marks the run).
+afterAll(async () => {
   removeWrittenPipelineFiles();
+  if (!process.env[RUN_MARKER_ENV]) return;
+  const left = await reapLeftovers(workerLeftovers, GRACE_MS);
+  if (left.length)
+    throw new Error(`this file's tests left running (processes killed now):\n${describeLeftovers(left)}`);
 });
