@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import type SQLite from "better-sqlite3";
 import { ValidationError } from "../../../core/errors.js";
@@ -97,6 +97,26 @@ export async function sqliteReadBatches(
     throw new ValidationError(o.source, [{ path: [], message }]);
   };
   if (path === ":memory:" || path === "") return inProcess(database, text, o, fail);
+  const reader = startBatchReader(path);
+  const limit = timeLimit(o.timeoutMs, o.source);
+  try {
+    return await readBatches(reader, limit.reached, text, o, fail);
+  } finally {
+    limit.clear();
+    if (reader.child.exitCode === null && reader.child.signalCode === null) reader.child.kill("SIGKILL");
+    await reader.exited;
+  }
+}
+
+/** The reader process of one read, and its messages in the order they arrive. */
+interface BatchReader {
+  child: ChildProcess;
+  /** The next message (an exit or error of the process as one too). */
+  next(): Promise<Message>;
+  exited: Promise<void>;
+}
+
+function startBatchReader(path: string): BatchReader {
   const child = spawn(process.execPath, ["--max-semi-space-size=1", "-e", BATCH_READER_SOURCE], {
     stdio: ["ignore", "ignore", "ignore", "ipc"],
     serialization: "advanced",
@@ -120,40 +140,51 @@ export async function sqliteReadBatches(
   child.on("error", (err) => deliver({ error: err.message }));
   const next = () =>
     queue.length ? Promise.resolve(queue.shift()!) : new Promise<Message>((r) => (waiting = r));
+  return { child, next, exited };
+}
+
+/** A promise rejected with a ReadTimeoutError once `timeoutMs` pass (undefined: no limit). */
+function timeLimit(
+  timeoutMs: number | undefined,
+  source: string,
+): { reached: Promise<never> | undefined; clear(): void } {
+  if (timeoutMs === undefined) return { reached: undefined, clear: () => {} };
   let timer: NodeJS.Timeout | undefined;
-  const limit =
-    o.timeoutMs === undefined
-      ? undefined
-      : new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new ReadTimeoutError(o.timeoutMs!, o.source)), o.timeoutMs);
-        });
+  const reached = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ReadTimeoutError(timeoutMs, source)), timeoutMs);
+  });
+  return { reached, clear: () => clearTimeout(timer) };
+}
+
+/** Asks the reader for the statement's batches, one ahead, handing each to `onBatch`; the rows read. */
+async function readBatches(
+  reader: BatchReader,
+  limit: Promise<never> | undefined,
+  text: string,
+  o: BatchReadDialectOptions,
+  fail: (message: string) => never,
+): Promise<number> {
   const ask = (first: boolean) =>
-    child.send(
+    reader.child.send(
       first
         ? { text, params: [...o.params], batchRows: o.batchRows, exactIntegers: o.exactIntegers }
         : { batchRows: o.batchRows },
     );
   let total = 0;
-  try {
-    ask(true);
-    for (;;) {
-      const m = limit ? await Promise.race([next(), limit]) : await next();
-      if (m.error !== undefined) return fail(m.error);
-      if (m.columns) {
-        await o.onColumns?.(m.columns.map(resultColumn));
-        continue;
-      }
-      // The next batch is read while this one is written.
-      if (!m.done) ask(false);
-      const rows = m.rows ?? [];
-      total += rows.length;
-      if (rows.length) await o.onBatch(rows);
-      if (m.done) return total;
+  ask(true);
+  for (;;) {
+    const m = limit ? await Promise.race([reader.next(), limit]) : await reader.next();
+    if (m.error !== undefined) return fail(m.error);
+    if (m.columns) {
+      await o.onColumns?.(m.columns.map(resultColumn));
+      continue;
     }
-  } finally {
-    clearTimeout(timer);
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-    await exited;
+    // The next batch is read while this one is written.
+    if (!m.done) ask(false);
+    const rows = m.rows ?? [];
+    total += rows.length;
+    if (rows.length) await o.onBatch(rows);
+    if (m.done) return total;
   }
 }
 
