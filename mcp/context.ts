@@ -22,7 +22,7 @@ export interface McpOptions {
   allowUnpriced?: boolean | undefined;
   /** Calls in flight within one run (default 4). */
   concurrency?: number | undefined;
-  /** Pushes a run's `sheet:` outputs (afterRun) when Google Sheets is configured; undefined otherwise. */
+  /** Pushes a run's `sheet:` outputs (startRun's `outputs`) when Google Sheets is configured; undefined otherwise. */
   sheets?: SheetsConnector | undefined;
   /** Aborting interrupts a run in progress (it can be resumed); the server is closing. */
   signal?: AbortSignal | undefined;
