@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { SkillClient } from "../../connectors/skill-api/client.js";
+import { readConfig } from "../../core/env-config.js";
 import { ExitCode } from "../../core/errors.js";
 import { loadPipeline } from "../../engine/define/pipeline-file.js";
 import { plannedCallsText, planPipelines } from "../../engine/run/plan.js";
@@ -202,8 +203,8 @@ async function planCommand(refs: string[], flags: RunFlags): Promise<void> {
   const prices = pricesOption(flags.prices);
   // Planning validates requests but sends nothing, so it needs neither a reachable API nor a key.
   const client = new SkillClient({
-    baseUrl: flags.baseUrl ?? process.env["SKILL_API_BASE_URL"] ?? "http://plan.invalid",
-    apiKey: process.env["SKILL_API_KEY"] ?? "plan-sends-nothing",
+    baseUrl: flags.baseUrl ?? readConfig().skillApi.baseUrl ?? "http://plan.invalid",
+    apiKey: readConfig().skillApi.apiKey ?? "plan-sends-nothing",
   });
   try {
     const sheets = await sheetsForRun();

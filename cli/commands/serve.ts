@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import type { WorkQueue } from "../../connectors/queue/work-queue.js";
 import { SheetsConnector } from "../../connectors/sheets/connector.js";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
+import { readConfig } from "../../core/env-config.js";
 import { ValidationError } from "../../core/errors.js";
 import type { Log } from "../../core/log.js";
 import {
@@ -67,7 +68,7 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
   // Loaded here: every other command would otherwise pay for the server's modules at start.
   const { checkSecret, startServer } = await import("../../server/index.js");
   // Configuration is checked before anything is opened: no secret, no server (exit 2).
-  const secret = checkSecret(process.env["SKILLSYNC_SERVER_SECRET"]);
+  const secret = checkSecret(readConfig().serverSecret);
   const input = serveInput(flags);
   const client = makeClient(flags.baseUrl, rateSettings(flags));
   const sheets = await SheetsConnector.fromEnv();
