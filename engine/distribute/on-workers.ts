@@ -55,15 +55,9 @@ async function stageOnWorkers(
   let complete = true;
   if (items.fresh.length || items.own.length) {
     // Items fresh in the store are loaded from their parts here, for 0 credits.
-    const r = await runCalls(
-      s,
-      env,
-      c,
-      factory,
-      Object.assign([], { count: 0 }),
-      pipelineCeilings(s, c.pipeline),
-      items,
-    );
+    const none = Object.assign([], { count: 0 });
+    const ceilings = pipelineCeilings(s, c.pipeline);
+    const r = await runCalls({ s, env, c, factory, calls: none, ceilings, items });
     seen.push(r.seen);
     complete = r.complete;
   }

@@ -111,7 +111,7 @@ function makeCalls(
   const env: RunEnv = { client: ctx.client, prices, sheet: undefined, concurrency: ctx.concurrency };
   const factory = callFactory(p, c.params, prices, ctx.client.prepare.bind(ctx.client));
   const calls = Object.assign(job.calls, { count: job.calls.length });
-  return runCalls(s, env, c, factory, calls, pipelineCeilings(s, p));
+  return runCalls({ s, env, c, factory, calls, ceilings: pipelineCeilings(s, p) });
 }
 
 /**

@@ -5,6 +5,7 @@ import { type CallEnd, finishAnswered } from "../../store/calls.js";
 import { responseRows, upsertResponseRows } from "../../store/responses.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import { partsToStore } from "./item-parts.js";
+import { type PaidOutcome, succeeded } from "./paid-call.js";
 import type { PlannedCall } from "./planned-calls.js";
 
 /** A paid answer as it arrived: the call it answers, its ledger row and how the call went. */
@@ -73,4 +74,29 @@ function responsesOf(p: LoadedPipeline, runId: string, a: ArrivedAnswer) {
   const parts = partsToStore(p, a.call, a.data).map((part) => ({ ...stored, ...part }));
   const whole = { ...stored, hash: a.call.hash, request: a.call.body, data: a.data, envelopeText: a.text };
   return [whole, ...parts];
+}
+
+/**
+ * The keep step of a paid call: its answer kept (`answerKeeper`) before it is loaded; gives the
+ * data it brought and the answer to load, as the paid call it is.
+ */
+export async function keepPaid(
+  run: { keeper: ReturnType<typeof answerKeeper> },
+  call: PlannedCall,
+  sent: Extract<PaidOutcome, { ok: true }>,
+) {
+  const { callId, result, receivedAt } = sent;
+  const data = result.data ?? {};
+  // A null `data` is kept as {} (what is loaded): the text as received would say null.
+  const text = result.data === null ? null : (result.text ?? null);
+  await run.keeper.keep({
+    call,
+    data,
+    text,
+    receivedAt,
+    callId,
+    traceId: result.traceId,
+    end: succeeded(result),
+  });
+  return { data, answer: { call, data, receivedAt, ledger: { kind: "paid" as const, callId } } };
 }

@@ -23,7 +23,7 @@ export interface PaidCallSpec {
 }
 
 /** The run's bookkeeping a paid call updates: ceilings, counters, failures and the stop flags. */
-export interface PaidContext {
+export interface PaidRun {
   warehouse: Warehouse;
   client: SkillCaller;
   runId: string;
@@ -35,14 +35,17 @@ export interface PaidContext {
   /** This pipeline's own stop flag: a 403 stops only the pipeline whose operation was refused. */
   pipelineStop: { stop: boolean };
   report: (note?: string) => void;
-  /**
-   * Reserves the call — its credits against every ceiling and its `reserved` ledger row, committed
-   * before it is sent — and gives its ledger id: in a group with others (reservations.ts), or alone
-   * with a row of its own (`reserveAlone`: a report's job).
-   */
-  reserve: (record: CallRecord) => Promise<number>;
   /** The skill's known rate limit, calls per second (a price file's `rateLimit`): paced below it. */
   rateLimit?: number | undefined;
+}
+
+/** A paid call made in one go (a report's): reserved alone, then sent (`paidCall`). */
+export interface PaidContext extends PaidRun {
+  /**
+   * Reserves the call — its credits against every ceiling and its `reserved` ledger row, committed
+   * before it is sent — and gives its ledger id (`reserveAlone`: a report's job row goes in with it).
+   */
+  reserve: (record: CallRecord) => Promise<number>;
 }
 
 /**
@@ -83,85 +86,113 @@ export type PaidOutcome =
   | { ok: false; error: CreditCeilingError; ambiguous: false };
 
 /**
- * One paid call, the engine's way: reserved (`ctx.reserve`) BEFORE sending; a refusal gives the
- * credits back; an answer that may have been billed stays charged and is marked ambiguous. The
- * caller keeps a success at once (keep-answers.ts, or a report's `finishPaid`). Never retried here.
+ * One paid call, the engine's way: reserved (`ctx.reserve`) BEFORE sending, then sent (`sendPaid`).
+ * The caller keeps a success at once (a report's `finishPaid`). Never retried here.
  */
 export async function paidCall(
   ctx: PaidContext,
   call: PaidCallSpec,
-  send: () => Promise<Sent> = () =>
-    ctx.client.send(
-      { slug: call.skill, body: call.body },
-      {
-        onRateLimited: () => {
-          ctx.counters.rateLimited++;
-        },
-        rateLimit: ctx.rateLimit,
-      },
-    ),
+  send?: () => Promise<Sent>,
 ): Promise<PaidOutcome> {
-  const w = ctx.warehouse;
   const record = { runId: ctx.runId, pipeline: ctx.pipeline.name, skill: call.skill, requestHash: call.hash };
   let callId: number;
   try {
     callId = await ctx.reserve({ ...record, credits: call.credits });
   } catch (err) {
-    if (!(err instanceof CreditCeilingError)) throw err;
-    ctx.state.stop = true;
-    ctx.state.ceiling = true;
-    ctx.state.stopReason ??= err.message;
-    ctx.report(err.message);
-    return { ok: false, error: err, ambiguous: false };
+    return refused(ctx, err);
   }
-  ctx.counters.creditsSpent += call.credits;
-  ctx.report();
+  return sendPaid(ctx, call, callId, send);
+}
+
+/** A reservation a ceiling refused stops the run there; any other error is thrown on. */
+export function refused(run: PaidRun, err: unknown): PaidOutcome {
+  if (!(err instanceof CreditCeilingError)) throw err;
+  run.state.stop = true;
+  run.state.ceiling = true;
+  run.state.stopReason ??= err.message;
+  run.report(err.message);
+  return { ok: false, error: err, ambiguous: false };
+}
+
+/**
+ * Sends a reserved call (`callId`), its credits counted as spent: a refusal gives them back; an
+ * answer that may have been billed stays charged and is marked ambiguous. Never retried here.
+ */
+export async function sendPaid(
+  run: PaidRun,
+  call: PaidCallSpec,
+  callId: number,
+  send: () => Promise<Sent> = () =>
+    run.client.send(
+      { slug: call.skill, body: call.body },
+      {
+        onRateLimited: () => {
+          run.counters.rateLimited++;
+        },
+        rateLimit: run.rateLimit,
+      },
+    ),
+): Promise<PaidOutcome> {
+  run.counters.creditsSpent += call.credits;
+  run.report();
   try {
     // No abort signal: a paid call in flight finishes and is recorded, whatever happens to the run.
     const result = await send();
-    ctx.state.unreachableStreak = 0;
+    run.state.unreachableStreak = 0;
     return { ok: true, callId, result, receivedAt: new Date().toISOString() };
   } catch (err) {
     if (!(err instanceof SkillApiError)) throw err;
-    const ambiguous = err.maybeCharged;
-    if (!ambiguous) {
-      await releaseCredits(w.db, ctx.ceilings, call.credits);
-      ctx.counters.creditsSpent -= call.credits;
-    }
-    // Said below, once the failure's effect on the run is known.
-    await failCall(
-      w.db,
-      ctx,
-      callId,
-      {
-        pipeline: ctx.pipeline.name,
-        skill: call.skill,
-        requestHash: call.hash,
-        code: err.code,
-        message: err.message,
-        ambiguous,
-      },
-      {
-        outcome: ambiguous ? "ambiguous" : "failed",
-        credits: ambiguous ? call.credits : 0,
-        httpStatus: err.status,
-        traceId: err.traceId,
-      },
-      false,
-    );
-    if (err instanceof AuthError) {
-      ctx.state.stop = true;
-      ctx.state.authFailure = true;
-      ctx.state.stopReason ??= err.message;
-    } else if (err instanceof AccessError) {
-      ctx.pipelineStop.stop = true;
-      ctx.state.authFailure = true;
-      ctx.state.stopReason ??= err.message;
-    }
-    if (unreachable(ctx, err)) return { ok: false, error: err, ambiguous };
-    ctx.report(err.message);
-    return { ok: false, error: err, ambiguous };
+    return sendFailed(run, call, callId, err);
   }
+}
+
+/** A call the service refused or lost: its credits given back unless it may have been billed, its failure recorded. */
+async function sendFailed(
+  run: PaidRun,
+  call: PaidCallSpec,
+  callId: number,
+  err: SkillApiError,
+): Promise<PaidOutcome> {
+  const ambiguous = err.maybeCharged;
+  if (!ambiguous) {
+    await releaseCredits(run.warehouse.db, run.ceilings, call.credits);
+    run.counters.creditsSpent -= call.credits;
+  }
+  // Said below, once the failure's effect on the run is known.
+  await failCall(
+    run.warehouse.db,
+    run,
+    callId,
+    {
+      pipeline: run.pipeline.name,
+      skill: call.skill,
+      requestHash: call.hash,
+      code: err.code,
+      message: err.message,
+      ambiguous,
+    },
+    {
+      outcome: ambiguous ? "ambiguous" : "failed",
+      credits: ambiguous ? call.credits : 0,
+      httpStatus: err.status,
+      traceId: err.traceId,
+    },
+    false,
+  );
+  keyRefused(run, err);
+  if (!unreachable(run, err)) run.report(err.message);
+  return { ok: false, error: err, ambiguous };
+}
+
+/** A refused key stops the run; an operation the key may not use stops only its pipeline. */
+function keyRefused(run: PaidRun, err: SkillApiError): void {
+  if (err instanceof AuthError) {
+    run.state.stop = true;
+  } else if (err instanceof AccessError) {
+    run.pipelineStop.stop = true;
+  } else return;
+  run.state.authFailure = true;
+  run.state.stopReason ??= err.message;
 }
 
 /** Connections failed in a row, before sending, that stop the run: the API is not there. */
@@ -172,7 +203,7 @@ const UNREACHABLE_AFTER = 3;
  * one line naming the API, instead of a line per planned call. True when the failure is one of
  * these (its own line is left out: the stop says it once).
  */
-function unreachable(ctx: PaidContext, err: SkillApiError): boolean {
+function unreachable(ctx: PaidRun, err: SkillApiError): boolean {
   const notSent = err instanceof TransportError && !err.sent;
   if (!notSent && !(err instanceof NotTheApiError)) {
     ctx.state.unreachableStreak = 0;

@@ -5,9 +5,9 @@ import { awaitFlight } from "../extract/await-flight.js";
 import { type ItemSplit, itemKeys, joinParts } from "../extract/item-parts.js";
 import { type CallFactory, type PlannedCall, splitBatchValues } from "../extract/planned-calls.js";
 import type { ItemsTaken } from "../extract/reservations.js";
+import { failWithoutSending } from "../extract/skill-caller.js";
 import type { Answer } from "../load/load-response.js";
-import { failWithoutSending } from "./reserve-or-share.js";
-import type { RunSession } from "./session.js";
+import type { CallRun } from "./call-run.js";
 
 type Data = Record<string, unknown>;
 
@@ -188,18 +188,9 @@ async function settleTaken(
   return out;
 }
 
-/** A batched pipeline whose answers split per item, as its run needs it. */
-export interface ItemRun {
-  pipeline: string;
-  factory: CallFactory;
-  split: ItemSplit;
-  /** Items per batch at most. */
-  size: number;
-}
-
 /** Counts reused answers in the run's counters; `own` parts (a resumed run's) saved nothing. */
-function count(s: RunSession, r: Reused, own = false): void {
-  const c = s.counters;
+function count(run: CallRun, r: Reused, own = false): void {
+  const c = run.counters;
   c.callsPlanned += r.answers.length;
   if (r.kind === "cached") c.callsCached += r.answers.length;
   else c.callsShared += r.answers.length;
@@ -210,14 +201,15 @@ function count(s: RunSession, r: Reused, own = false): void {
 
 /**
  * Loads the parts of items found fresh when the run was planned (a thousand items at a time, so a
- * long list is never held whole). Returns the items whose part could no longer be read.
+ * long list is never held whole); items whose part could no longer be read (a pruned store) are
+ * asked for after all, in batches queued before the planned calls.
  */
-export async function loadFreshItems(
-  s: RunSession,
-  ir: ItemRun,
+export async function reuseFreshItems(
+  run: CallRun,
   items: { fresh: string[]; own: string[] },
-  push: (a: Answer) => Promise<void>,
-): Promise<string[]> {
+): Promise<void> {
+  const ir = run.itemRun;
+  if (!ir) return;
   const missing: string[] = [];
   for (const [list, own] of [
     [items.fresh, false],
@@ -225,15 +217,18 @@ export async function loadFreshItems(
   ] as const) {
     for (let i = 0; i < list.length; i += 1000) {
       const chunk = list.slice(i, i + 1000);
-      const parts = await storedParts(s.warehouse, chunk, itemHashes(ir.factory, ir.split, chunk));
+      const parts = await storedParts(run.warehouse, chunk, itemHashes(ir.factory, ir.split, chunk));
       const got = new Set(parts.map((x) => x.item));
       missing.push(...chunk.filter((item) => !got.has(item)));
       const r = reusedAnswers(ir.factory, ir.split, parts, "cached", ir.size);
-      count(s, r, own);
-      for (const a of r.answers) await push(a);
+      count(run, r, own);
+      for (const a of r.answers) await run.answers.push(a);
     }
   }
-  return missing;
+  for (let i = 0; i < missing.length; i += ir.size) {
+    run.counters.callsPlanned++;
+    run.calls.addFound(ir.factory.forItems(missing.slice(i, i + ir.size)));
+  }
 }
 
 /** The answers that load a batch's taken items, and the smaller batch left to pay for, if any. */
@@ -249,29 +244,29 @@ export interface TakenItems {
  * stopped while waiting.
  */
 export async function takeItems(
-  s: RunSession,
-  ir: ItemRun,
+  run: CallRun,
   call: PlannedCall,
   taken: ItemsTaken,
-  ps: { stop: boolean; failed: number },
 ): Promise<TakenItems | undefined> {
-  const settled = await settleTaken(s.warehouse, ir, call, taken, () => s.state.stop || ps.stop);
+  const ir = run.itemRun!;
+  const ps = run.pipelineStop;
+  const settled = await settleTaken(run.warehouse, ir, call, taken, () => run.state.stop || ps.stop);
   if (settled.stopped) return undefined;
-  for (const r of settled.reused) count(s, r);
+  for (const r of settled.reused) count(run, r);
   for (const u of settled.unresolved) {
     const message =
       u.kind === "ambiguous"
         ? `run ${u.runId} asked for ${u.items.length} of this batch's identifiers (${u.items[0]}…) and lost its answer after it may have been billed; not sent again so as not to pay twice: check the account's usage, then run again`
         : `run ${u.runId} has had ${u.items.length} of this batch's identifiers (${u.items[0]}…) in flight for over 10 minutes; not sent so as not to pay twice: run again once that run has ended`;
     const record = {
-      runId: s.runId,
+      runId: run.runId,
       pipeline: ir.pipeline,
       skill: call.skill,
       requestHash: ir.factory.forItems(u.items).hash,
       credits: 0,
     };
     await failWithoutSending(
-      s,
+      run,
       record,
       u.kind === "ambiguous" ? "SHARED_AMBIGUOUS" : "SHARED_TIMEOUT",
       message,
@@ -280,6 +275,6 @@ export async function takeItems(
   }
   const retry = settled.remaining.length ? ir.factory.forItems(settled.remaining) : undefined;
   // The batch as planned is replaced by these answers and the smaller batch.
-  if (!retry) s.counters.callsPlanned--;
+  if (!retry) run.counters.callsPlanned--;
   return { answers: settled.reused.flatMap((r) => r.answers), retry };
 }

@@ -8,7 +8,7 @@ import {
   mappingWatch,
   missingRecordsPath,
 } from "../normalize/record-check.js";
-import type { RunSession } from "./session.js";
+import type { RunEnv, RunSession } from "./session.js";
 
 /**
  * One pipeline's watch over what its answers give: an answer without the `records.path` member
@@ -96,6 +96,29 @@ export function mergeSeen(parts: readonly QualitySeen[]): QualitySeen {
 export interface QualityRule {
   strict: boolean;
   allowRejects: boolean;
+}
+
+/** The run's flags and the pipeline file together decide how loud its quality warnings are. */
+export function qualityRule(env: RunEnv, p: LoadedPipeline): QualityRule {
+  return {
+    strict: env.strict === true || p.strict,
+    allowRejects: env.allowRejects === true || p.rejects === "allow",
+  };
+}
+
+/**
+ * Whether an answer can be loaded. One without its `records.path` member fails its call — the
+ * answer stays in the store (a fixed file reloads it for 0 credits) — and stops the pipeline,
+ * whose other calls would meet the same mistake.
+ */
+export function loadable(
+  run: { quality: PipelineQuality; pipelineStop: { stop: boolean; failed: number } },
+  answer: Answer,
+): boolean {
+  if (!run.quality.refuse(answer.call, answer.data)) return true;
+  run.pipelineStop.failed++;
+  run.pipelineStop.stop = true;
+  return false;
 }
 
 /**

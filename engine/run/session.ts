@@ -12,7 +12,23 @@ import {
   updateRun,
   zeroCounters,
 } from "../../store/runs.js";
-import type { CallFailure, RunState } from "../extract/skill-caller.js";
+import type { SheetReader } from "../define/inputs.js";
+import type { PriceTable } from "../define/prices.js";
+import type { CallFailure, RunState, SkillCaller } from "../extract/skill-caller.js";
+
+/** What a run's pipelines share besides the session: the client, prices, sheet reader and width. */
+export interface RunEnv {
+  client: SkillCaller;
+  prices: PriceTable;
+  sheet: SheetReader | undefined;
+  concurrency: number;
+  /** `--strict`: warnings about what was loaded fail the run (as a pipeline's `strict: true`). */
+  strict?: boolean | undefined;
+  /** `--allow-rejects`: rejected records leave the run `succeeded` (as a pipeline's `rejects: allow`). */
+  allowRejects?: boolean | undefined;
+  /** `--refresh`: date windows recorded done are asked again too (engine/run/windows/run-windowed.ts). */
+  refresh?: boolean | undefined;
+}
 
 export interface RunReporter {
   update(counters: RunCounters, note?: string): void;

@@ -1,7 +1,7 @@
 import { finishLoad } from "../../../store/loads.js";
 import { resolveInput, staticInput } from "../../define/inputs.js";
 import type { CallPlan } from "../../extract/planned-calls.js";
-import { loadOf } from "../loads.js";
+import { loadOf } from "../load-ids.js";
 import type { Compiled } from "../prepare.js";
 import { mergeSeen, type QualitySeen } from "../quality.js";
 import { finishPipeline, pipelineCeilings, type RunEnv, runCalls } from "../run-pipeline.js";
@@ -53,16 +53,8 @@ export async function runWindowedPipeline(s: RunSession, env: RunEnv, c: Compile
     }
     const calls = concat(list);
     s.counters.callsPlanned += calls.count;
-    const out = await runCalls(
-      s,
-      env,
-      g.c,
-      factory,
-      calls,
-      ceilings,
-      undefined,
-      windowProgress(list, record),
-    );
+    const progress = windowProgress(list, record);
+    const out = await runCalls({ s, env, c: g.c, factory, calls, ceilings, progress });
     seen.push(out.seen);
     complete = out.complete && complete;
   }
