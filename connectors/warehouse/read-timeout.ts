@@ -1,5 +1,6 @@
 import type { DataType } from "../../core/column-types.js";
 import { ExitCode, SkillsyncError } from "../../core/errors.js";
+import type { ReaderLogin } from "./postgres/reader.js";
 import type { ReadMeasure } from "./read-cap.js";
 
 /** A read-only statement took longer than its time limit and was stopped. */
@@ -54,4 +55,21 @@ export interface BatchReadDialectOptions {
 export interface ResultColumn {
   name: string;
   type: DataType | undefined;
+}
+
+/**
+ * Postgres: the login to read as when `--read-db` named none (store/reader-login.ts resolves it).
+ * SQLite reads open the file read-only instead and ask no login.
+ */
+export type ReaderLoginSource = (() => Promise<ReaderLogin>) | undefined;
+
+/**
+ * Where a warehouse runs a statement the read-only path has checked (open.ts gives each warehouse
+ * its own): a reader process of the SQLite file, or the Postgres reader login's pool.
+ */
+export interface ReadPath {
+  /** One read, its rows bounded (`readOnly`). */
+  rows(text: string, o: DialectReadOptions, login: ReaderLoginSource): Promise<Record<string, unknown>[]>;
+  /** One read a batch at a time (`readOnlyBatches`); how many rows were read. */
+  batches(text: string, o: BatchReadDialectOptions, login: ReaderLoginSource): Promise<number>;
 }
