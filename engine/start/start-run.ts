@@ -41,8 +41,6 @@ export interface StartedRun {
 /** `startRun`, or a stand-in with its shape (a scheduler under a fake clock). */
 export type StartRun = (o: StartRunOptions) => Promise<StartedRun>;
 
-const NO_OUTPUTS: AfterRunResult = { pushes: [], lines: [] };
-
 /**
  * The one way to start a run, whatever the front door (CLI `run` and `demo`, a scheduler's tick,
  * the server's queue, MCP's `run` tool): makes the run here or on the workers, then does what
@@ -55,8 +53,8 @@ const NO_OUTPUTS: AfterRunResult = { pushes: [], lines: [] };
 export async function startRun(o: StartRunOptions): Promise<StartedRun> {
   try {
     const summary = await makeRun(o);
-    const outputs = o.outputs ? await pushOutputs(o, o.outputs.sheets, summary) : NO_OUTPUTS;
-    // Alerts (issue 46) are evaluated here: after every load, whatever started it.
+    const outputs = o.outputs ? await pushOutputs(o, o.outputs.sheets, summary) : { pushes: [], lines: [] };
+    // ALERTS (issue 46): watches are evaluated here — after every load, whatever started it.
     return { summary, outputs };
   } finally {
     if (o.deliverNow) await deliverWithin(o.warehouse, o.notify ?? [], undefined, o.deliverNow);
@@ -69,6 +67,7 @@ function makeRun(o: StartRunOptions): Promise<RunSummary> {
   return workers ? runOnWorkers({ ...run, workers }) : runPipelines(run);
 }
 
+/** The pipelines' `sheet:` outputs, pushed when the run loaded (never throws for a push). */
 function pushOutputs(
   o: StartRunOptions,
   sheets: SheetsConnector | undefined,
