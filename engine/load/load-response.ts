@@ -65,7 +65,7 @@ export async function loadAnswers(
   /** Runs inside the load's transaction with what it loaded: bookkeeping that must commit with the rows. */
   alongside?: ((db: Kysely<AnyDB>, loaded: Loaded) => Promise<void>) | undefined,
 ): Promise<Loaded> {
-  const { mapping, pipeline } = c;
+  const { mapping } = c;
   const started = performance.now();
   const each = answers.map((a) =>
     mapping.normalise(a.data, {
@@ -75,7 +75,7 @@ export async function loadAnswers(
       observedAt: a.receivedAt,
       runId,
       loadId: c.loadId,
-      skill: pipeline.skill,
+      skill: c.pipeline.skill,
       data: a.data,
     }),
   );
@@ -87,42 +87,10 @@ export async function loadAnswers(
   // worth a turn of the event loop (~40 µs, as much as normalising 14 rows).
   if (performance.now() - started > 1) await new Promise<void>((resume) => setImmediate(resume));
   let counts: number[] = [];
+  const group = { c, runId, answers, each, merged, tables };
   await retryDeadlock(() =>
     w.transaction(async (tx) => {
-      const w = await writeTables(
-        tx,
-        { ...tables, volatile: mapping.volatile, mode: mapping.mode },
-        merged.rows,
-      );
-      // One answer: what was written is its count. Several: each as its own load would have written
-      // (history: the group's versions are counted on its last answer).
-      counts =
-        answers.length === 1
-          ? [w.rows]
-          : w.history
-            ? answers.map((_, i) => (i === answers.length - 1 ? w.rows : 0))
-            : answerCounts(each, w.rows, [tables.table, ...tables.children], mapping.mode);
-      if (c.loadId !== undefined) {
-        const h = w.history;
-        await countLoad(tx.db, c.loadId, {
-          rowsInserted: w.rows,
-          versionsNew: h?.versions ?? 0,
-          unchanged: h?.unchanged ?? 0,
-          closed: h?.closed ?? 0,
-        });
-      }
-      await insertRejects(
-        tx.db,
-        runId,
-        pipeline.name,
-        merged.rejects.map((r) => ({ ...r, hash: answers[r.answer]!.call.hash })),
-      );
-      // Each answer's ledger row carries its load (`loaded_rows`): a resumed run does not load it again.
-      await ledgerOf(tx.db, pipeline, runId, answers, counts);
-      await alongside?.(tx.db, {
-        rows: counts.reduce((a, b) => a + b, 0),
-        rejected: merged.rejects.length,
-      });
+      counts = await writeGroup(tx, group, alongside);
     }),
   );
   return {
@@ -130,6 +98,61 @@ export async function loadAnswers(
     rejected: merged.rejects.length,
     firstReject: merged.rejects[0]?.reason,
   };
+}
+
+/** A group of answers normalised, merged and ready to write. */
+interface NormalisedGroup {
+  c: LoadTarget;
+  runId: string;
+  answers: readonly Answer[];
+  each: readonly Normalised[];
+  merged: ReturnType<typeof mergeNormalised>;
+  tables: Pick<CompiledMapping, "table" | "children">;
+}
+
+/**
+ * Inside the load's transaction: the rows of every table, the load's counts, the rejects and the
+ * ledger rows that record each answer's load. Returns each answer's rows.
+ */
+async function writeGroup(
+  tx: WarehouseTx,
+  g: NormalisedGroup,
+  alongside: ((db: Kysely<AnyDB>, loaded: Loaded) => Promise<void>) | undefined,
+): Promise<number[]> {
+  const { c, answers, merged, tables } = g;
+  const { mapping, pipeline } = c;
+  const written = await writeTables(
+    tx,
+    { ...tables, volatile: mapping.volatile, mode: mapping.mode },
+    merged.rows,
+  );
+  // One answer: what was written is its count. Several: each as its own load would have written
+  // (history: the group's versions are counted on its last answer).
+  const counts =
+    answers.length === 1
+      ? [written.rows]
+      : written.history
+        ? answers.map((_, i) => (i === answers.length - 1 ? written.rows : 0))
+        : answerCounts(g.each, written.rows, [tables.table, ...tables.children], mapping.mode);
+  if (c.loadId !== undefined) {
+    const h = written.history;
+    await countLoad(tx.db, c.loadId, {
+      rowsInserted: written.rows,
+      versionsNew: h?.versions ?? 0,
+      unchanged: h?.unchanged ?? 0,
+      closed: h?.closed ?? 0,
+    });
+  }
+  await insertRejects(
+    tx.db,
+    g.runId,
+    pipeline.name,
+    merged.rejects.map((r) => ({ ...r, hash: answers[r.answer]!.call.hash })),
+  );
+  // Each answer's ledger row carries its load (`loaded_rows`): a resumed run does not load it again.
+  await ledgerOf(tx.db, pipeline, g.runId, answers, counts);
+  await alongside?.(tx.db, { rows: counts.reduce((a, b) => a + b, 0), rejected: merged.rejects.length });
+  return counts;
 }
 
 /** Writes a group's rows into the parent table and its children as the mode says; returns what it wrote. */

@@ -129,6 +129,39 @@ export async function inRunSession<T>(
   body: (s: RunSession) => Promise<T>,
 ): Promise<{ session: RunSession; status: RunStatus; result: T }> {
   const w = o.warehouse;
+  const s = await startSession(o);
+  const budgets = () =>
+    recordBudgetCrossings(w, o.notify, budgetScopes(s.ceilings), {
+      runId: s.runId,
+      stoppedAt: s.state.ceiling ? stoppedAt(s.ceilings, s.state.stopReason) : undefined,
+    }).catch(() => {});
+  const unwatch = watchSession(o, s, budgets);
+  let fatal: unknown;
+  let result: T | undefined;
+  try {
+    result = await body(s);
+  } catch (err) {
+    fatal = err;
+  } finally {
+    unwatch();
+  }
+  if (o.notify?.length) await budgets();
+  const status = await endRun(w, s.runId, s.counters, {
+    notify: o.notify,
+    fatal,
+    aborted: o.signal?.aborted === true,
+    state: s.state,
+    failures: s.failures,
+    warnings: s.warnings,
+  });
+  s.report();
+  if (fatal) throw fatal;
+  return { session: s, status, result: result as T };
+}
+
+/** Starts or resumes the run's row and opens its session. */
+async function startSession(o: SessionOptions): Promise<RunSession> {
+  const w = o.warehouse;
   const {
     id: runId,
     resumed,
@@ -142,7 +175,7 @@ export async function inRunSession<T>(
   });
   o.onStart?.(runId, resumed);
   // A resumed run's totals cover all its parts: `runs` shows what the whole run cost and loaded.
-  const s = await newSession(w, {
+  return newSession(w, {
     runId,
     resumed,
     counters: { ...zeroCounters(), ...carried },
@@ -151,14 +184,15 @@ export async function inRunSession<T>(
     reporter: o.reporter,
     signal: o.signal,
   });
-  const counters = s.counters;
-  const budgets = () =>
-    recordBudgetCrossings(w, o.notify, budgetScopes(s.ceilings), {
-      runId,
-      stoppedAt: s.state.ceiling ? stoppedAt(s.ceilings, s.state.stopReason) : undefined,
-    }).catch(() => {});
+}
+
+/**
+ * While the run's body runs: its heart beats (its counters saved, budgets told) and an abort turns
+ * into a stop. Returns what ends both.
+ */
+function watchSession(o: SessionOptions, s: RunSession, budgets: () => Promise<void>): () => void {
   const heartbeat = setInterval(() => {
-    void updateRun(w, runId, counters).catch(() => {});
+    void updateRun(o.warehouse, s.runId, s.counters).catch(() => {});
     if (o.notify?.length) void budgets();
   }, HEARTBEAT_MS);
   heartbeat.unref();
@@ -169,29 +203,10 @@ export async function inRunSession<T>(
   o.signal?.addEventListener("abort", onAbort);
   // Aborted while the run was being prepared: the event has already fired.
   if (o.signal?.aborted) onAbort();
-
-  let fatal: unknown;
-  let result: T | undefined;
-  try {
-    result = await body(s);
-  } catch (err) {
-    fatal = err;
-  } finally {
+  return () => {
     clearInterval(heartbeat);
     o.signal?.removeEventListener("abort", onAbort);
-  }
-  if (o.notify?.length) await budgets();
-  const status = await endRun(w, runId, counters, {
-    notify: o.notify,
-    fatal,
-    aborted: o.signal?.aborted === true,
-    state: s.state,
-    failures: s.failures,
-    warnings: s.warnings,
-  });
-  s.report();
-  if (fatal) throw fatal;
-  return { session: s, status, result: result as T };
+  };
 }
 
 const BUDGET_LABELS = ["daily budget", "monthly budget"];
