@@ -1,6 +1,6 @@
 import { afterAll, afterEach } from "vitest";
 import { undoAfterTest } from "./helpers/after-test.js";
-import { describeLeftovers, reapLeftovers, workerLeftovers } from "./helpers/leftovers.js";
+import { describeLeftovers, ownPorts, reapLeftovers, workerLeftovers } from "./helpers/leftovers.js";
 import { removeWrittenPipelineFiles } from "./helpers/pipeline-files.js";
 import { markChildProcesses, RUN_MARKER_ENV } from "./helpers/run-marker.js";
 
@@ -10,6 +10,8 @@ const GRACE_MS = 5_000;
 // Every process a test starts carries the run's marker, whatever environment the test gives it:
 // the global teardown finds by it what outlived the tests (test/global-setup.ts).
 markChildProcesses();
+// What the worker listened on before this file: an earlier file's leftover, failed there.
+const listeningBefore = process.env[RUN_MARKER_ENV] ? ownPorts() : [];
 
 // Run before every test file (even where modules are shared between files): the one hook that
 // undoes what the test's helpers started. The test's state is final when afterEach runs.
@@ -23,7 +25,7 @@ afterEach(async (context) => {
 afterAll(async () => {
   removeWrittenPipelineFiles();
   if (!process.env[RUN_MARKER_ENV]) return;
-  const left = await reapLeftovers(workerLeftovers, GRACE_MS);
+  const left = await reapLeftovers(() => workerLeftovers(listeningBefore), GRACE_MS);
   if (left.length)
     throw new Error(`this file's tests left running (processes killed now):\n${describeLeftovers(left)}`);
 });

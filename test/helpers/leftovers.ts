@@ -92,14 +92,21 @@ export function findLeftovers(marker: string, vitestPid: number): Leftover[] {
     .filter((l) => !l.vitests || l.ports.length);
 }
 
+/** The ports this process listens on. */
+export function ownPorts(): number[] {
+  return portsOf(process.pid, listeningPorts());
+}
+
 /**
  * What a test worker (this process) still holds once a test file is done: the ports it listens on
- * (a server its tests did not close) and the processes it started that are still alive. The
- * global teardown cannot see the former: the workers have ended by then.
+ * but for those it listened on `before` the file (another file's, reported there), and the
+ * processes it started that are still alive. The global teardown cannot see the ports: the
+ * workers have ended by then.
  */
-export function workerLeftovers(): Leftover[] {
+export function workerLeftovers(before: readonly number[] = []): Leftover[] {
   const listening = listeningPorts();
   const own = { ...leftover(process.pid, listening, true), command: "the test worker itself" };
+  own.ports = own.ports.filter((p) => !before.includes(p));
   const children = liveProcesses()
     .filter((p) => p.ppid === process.pid)
     .map((p) => leftover(p.pid, listening, false));
