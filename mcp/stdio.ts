@@ -75,6 +75,9 @@ export async function serveStdio(o: McpOptions, log: Log): Promise<void> {
   });
   const why = await done;
   log(`skillsync mcp: stopping (${why})`, { event: "mcp.stopping", reason: why });
+  // Stopped by a signal, the process must not wait on a client that keeps stdin open.
+  process.stdin.unpipe(lines);
+  process.stdin.destroy();
   abort.abort();
   await settled();
   await server.close();

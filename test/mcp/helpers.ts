@@ -80,7 +80,11 @@ export function startRawMcp(db: string, env: Record<string, string>) {
       stdio: ["pipe", "pipe", "pipe"],
     },
   );
-  afterTest(() => child.kill());
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  afterTest(async () => {
+    child.kill();
+    await exited;
+  });
   const answers: RawAnswer[] = [];
   const waiting: (() => void)[] = [];
   let pending = "";
