@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import vm from "node:vm";
-import { transformSync } from "esbuild";
+import { stop, transformSync } from "esbuild";
 import { describe, expect, it } from "vitest";
+import { afterTest } from "../helpers/after-test.js";
 import { APPS_SCRIPT_DIR, GasProject } from "./harness/project.js";
 
 const files = readdirSync(APPS_SCRIPT_DIR);
@@ -50,6 +51,8 @@ describe("the Apps Script project's files", () => {
   });
 
   it("is plain ES2019 script code: nothing a V8 Apps Script runtime would need lowered, no modules", () => {
+    // esbuild's service process would outlive the test (and its file) in the worker.
+    afterTest(() => stop());
     expect(gs.length).toBeGreaterThanOrEqual(8);
     for (const { f, code } of gs) {
       const modern = transformSync(code, { loader: "js", target: "esnext" }).code;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { answerAt, legalStatusAt } from "../../emulator/index.js";
+import { afterTest } from "../helpers/after-test.js";
 import { emulators, parseCsv, post } from "./helpers.js";
 
 // Every request member the contract (section 4) documents for the operations the emulator answers,
@@ -375,6 +376,7 @@ describe("every filter the contract documents", () => {
   const emus = emulators();
   it("advertising reports: rows within startDate..endDate, by timeUnit and detailLevel, per connection and report", async () => {
     const emu = await emus.start({ reportPendingPolls: 0, reportRowsPerPart: 30 });
+    afterTest(() => emus.stopAll());
     const range = { startDate: "2026-10-01", endDate: "2026-10-07" };
     const body = {
       connectionId: 4,
