@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { RateStore } from "../../connectors/skill-api/rate-gate.js";
-import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
-import { type CallEnd, type CallRecord, finishCall, insertCall } from "../../store/calls.js";
+import type { AnyDB } from "../../connectors/warehouse/open.js";
+import { type CallEnd, finishCall } from "../../store/calls.js";
 import type { Prepare } from "./planned-calls.js";
 
 /** What the runner needs of the Skill API client. */
@@ -71,30 +71,6 @@ export async function failCall(
 ): Promise<void> {
   await finishCall(db, callId, { ...end, errorCode: f.code, error: f.message });
   recordFailure(run, f, say);
-}
-
-/** A call given up without being sent: a failed ledger row (0 credits) and a failure of the run. */
-export async function failWithoutSending(
-  s: FailureLog & { warehouse: Warehouse },
-  record: CallRecord,
-  code: string,
-  message: string,
-): Promise<void> {
-  const id = await insertCall(s.warehouse.db, { ...record, credits: 0 }, "failed");
-  await failCall(
-    s.warehouse.db,
-    s,
-    id,
-    {
-      pipeline: record.pipeline,
-      skill: record.skill,
-      requestHash: record.requestHash,
-      code,
-      message,
-      ambiguous: code === "SHARED_AMBIGUOUS",
-    },
-    { outcome: "failed", credits: 0 },
-  );
 }
 
 /** The run-wide flags a run keeps; a paid call or a report sets them the way any call would. */

@@ -5,9 +5,9 @@ import { awaitFlight } from "../extract/await-flight.js";
 import { type ItemSplit, itemKeys, joinParts } from "../extract/item-parts.js";
 import { type CallFactory, type PlannedCall, splitBatchValues } from "../extract/planned-calls.js";
 import type { ItemsTaken } from "../extract/reservations.js";
-import { failWithoutSending } from "../extract/skill-caller.js";
 import type { Answer } from "../load/load-response.js";
 import type { CallRun } from "./call-run.js";
+import { failWithoutSending } from "./reserve-or-share.js";
 
 type Data = Record<string, unknown>;
 

@@ -1,8 +1,9 @@
+import { type CallRecord, insertCall } from "../../store/calls.js";
 import type { StoredResponse } from "../../store/responses.js";
 import { awaitFlight } from "../extract/await-flight.js";
 import type { PlannedCall } from "../extract/planned-calls.js";
 import type { ItemsTaken } from "../extract/reservations.js";
-import { failWithoutSending } from "../extract/skill-caller.js";
+import { failCall } from "../extract/skill-caller.js";
 import type { CallRun } from "./call-run.js";
 
 /** What a call gets before it is sent: a ledger id to send under, a stored or shared answer, or nothing. */
@@ -55,4 +56,28 @@ export async function claimCall(run: CallRun, call: PlannedCall): Promise<Claim>
     run.pipelineStop.failed++;
     return { skipped: true };
   }
+}
+
+/** A call given up without being sent: a failed ledger row (0 credits) and a failure of the run. */
+export async function failWithoutSending(
+  s: CallRun,
+  record: CallRecord,
+  code: string,
+  message: string,
+): Promise<void> {
+  const id = await insertCall(s.warehouse.db, { ...record, credits: 0 }, "failed");
+  await failCall(
+    s.warehouse.db,
+    s,
+    id,
+    {
+      pipeline: record.pipeline,
+      skill: record.skill,
+      requestHash: record.requestHash,
+      code,
+      message,
+      ambiguous: code === "SHARED_AMBIGUOUS",
+    },
+    { outcome: "failed", credits: 0 },
+  );
 }
