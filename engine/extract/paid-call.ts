@@ -1,4 +1,3 @@
-import type { Kysely } from "kysely";
 import {
   AccessError,
   AuthError,
@@ -6,10 +5,10 @@ import {
   SkillApiError,
   TransportError,
 } from "../../connectors/skill-api/errors.js";
-import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
+import type { Warehouse } from "../../connectors/warehouse/open.js";
 import { CreditCeilingError } from "../../core/errors.js";
-import { type Ceiling, releaseCredits, reserveCredits } from "../../store/budget.js";
-import { type CallEnd, type CallRecord, insertCall } from "../../store/calls.js";
+import { type Ceiling, releaseCredits } from "../../store/budget.js";
+import type { CallEnd, CallRecord } from "../../store/calls.js";
 import type { RunCounters } from "../../store/runs.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import { type CallFailure, failCall, type RunState, type SkillCaller } from "./skill-caller.js";
@@ -43,27 +42,9 @@ export interface PaidRun {
 export interface PaidContext extends PaidRun {
   /**
    * Reserves the call — its credits against every ceiling and its `reserved` ledger row, committed
-   * before it is sent — and gives its ledger id (`reserveAlone`: a report's job row goes in with it).
+   * before it is sent — and gives its ledger id (reservations.ts `reserveAlone`: a report's job row goes in with it).
    */
   reserve: (record: CallRecord) => Promise<number>;
-}
-
-/**
- * Reserves one call on its own transaction: credits against every ceiling, its `reserved` ledger
- * row, and `along` (a report's job row) with them, or none of it.
- */
-export function reserveAlone(
-  w: Warehouse,
-  ceilings: Ceiling[],
-  record: CallRecord,
-  along?: (trx: Kysely<AnyDB>) => Promise<void>,
-): Promise<number> {
-  return w.db.transaction().execute(async (trx) => {
-    await reserveCredits(trx, ceilings, record.credits);
-    const id = await insertCall(trx, record, "reserved");
-    await along?.(trx);
-    return id;
-  });
 }
 
 /** An answer as the client gives it. */

@@ -2,8 +2,8 @@ import type { Kysely } from "kysely";
 import type { AnyDB, Warehouse } from "../../connectors/warehouse/open.js";
 import type { CreditCeilingError } from "../../core/errors.js";
 import { type Asked, askInGroups } from "../../core/group-commit.js";
-import { type Ceiling, ceilingError, tryReserveCredits } from "../../store/budget.js";
-import { type CallRecord, insertReserved } from "../../store/calls.js";
+import { type Ceiling, ceilingError, reserveCredits, tryReserveCredits } from "../../store/budget.js";
+import { type CallRecord, insertCall, insertReserved } from "../../store/calls.js";
 import { claimItems, lookupItemClaims } from "../../store/item-flights.js";
 import { reserveWholeGroup } from "../../store/reserve-whole-group.js";
 import { type StoredResponse, storedResponses } from "../../store/responses.js";
@@ -175,6 +175,24 @@ async function reserveWholly(
   if (!driver) return undefined;
   // Holding Kysely's one connection: no other statement can run inside the driver's transaction.
   return w.db.connection().execute(async () => reserveWholeGroup(w.db, driver, ceilings, records, fresh));
+}
+
+/**
+ * Reserves one call on its own transaction: credits against every ceiling, its `reserved` ledger
+ * row, and `along` (a report's job row) with them, or none of it.
+ */
+export function reserveAlone(
+  w: Warehouse,
+  ceilings: Ceiling[],
+  record: CallRecord,
+  along?: (trx: Kysely<AnyDB>) => Promise<void>,
+): Promise<number> {
+  return w.db.transaction().execute(async (trx) => {
+    await reserveCredits(trx, ceilings, record.credits);
+    const id = await insertCall(trx, record, "reserved");
+    await along?.(trx);
+    return id;
+  });
 }
 
 /** Which of a batch's items the lookup found taken. */

@@ -5,8 +5,8 @@ import type { RunCounters } from "../../store/runs.js";
 import type { ParamValues } from "../define/params.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import type { PriceTable } from "../define/prices.js";
-import { reserveAlone } from "../extract/paid-call.js";
 import type { PlannedCall } from "../extract/planned-calls.js";
+import { reserveAlone } from "../extract/reservations.js";
 import { type CallFailure, type RunState, recordFailure, type SkillCaller } from "../extract/skill-caller.js";
 
 /** What the runner hands a report pipeline: its create calls and the run's bookkeeping. */
