@@ -1,5 +1,5 @@
 import type { Warehouse } from "../../connectors/warehouse/open.js";
-import { freshStored, loadedRequests, type StoredResponse, storedResponses } from "../../store/responses.js";
+import { freshStored, loadedRequests, storedResponses } from "../../store/responses.js";
 import type { InFlight } from "../../store/single-flight.js";
 import { awaitFlight } from "../extract/await-flight.js";
 import { type ItemSplit, itemKeys, joinParts } from "../extract/item-parts.js";
@@ -71,59 +71,46 @@ interface Reused {
 }
 
 /**
- * Answers that load stored item parts as the batches asking for them would have: parts of one
- * fetch together (their `observedAt` is that fetch's), at most a batch's worth each. `kind`:
- * `cached` for parts found in the store, `shared` for parts another run's call brought.
+ * The stored parts of these items (read in groups of 500) as answers that load them as the batches
+ * asking for them would have: parts of one fetch together (their `observedAt` is that fetch's), at
+ * most a batch's worth each. `kind`: `cached` for parts found in the store, `shared` for parts
+ * another run's call brought. `got`: the items whose part was there.
  */
-function reusedAnswers(
-  factory: CallFactory,
-  split: ItemSplit,
-  parts: { item: string; stored: StoredResponse }[],
+async function partAnswers(
+  w: Warehouse,
+  o: { factory: CallFactory; split: ItemSplit; size: number },
+  items: string[],
+  hashes: string[],
   kind: "cached" | "shared",
-  size: number,
-): Reused {
+): Promise<Reused & { got: Set<string> }> {
   const byFetch = new Map<string, { item: string; data: Data }[]>();
-  for (const { item, stored } of parts) {
-    const list = byFetch.get(stored.receivedAt) ?? [];
-    list.push({ item, data: stored.data });
-    byFetch.set(stored.receivedAt, list);
+  const found: string[] = [];
+  for (let i = 0; i < hashes.length; i += 500) {
+    const read = await storedResponses(w.db, hashes.slice(i, i + 500));
+    for (let j = i; j < Math.min(hashes.length, i + 500); j++) {
+      const stored = read.get(hashes[j]!);
+      if (!stored) continue;
+      const list = byFetch.get(stored.receivedAt) ?? [];
+      list.push({ item: items[j]!, data: stored.data });
+      byFetch.set(stored.receivedAt, list);
+      found.push(items[j]!);
+    }
   }
   const answers: Answer[] = [];
   let creditsSaved = 0;
   for (const [receivedAt, list] of byFetch) {
-    for (let i = 0; i < list.length; i += size) {
-      const chunk = list.slice(i, i + size);
-      const call = factory.forItems(chunk.map((x) => x.item));
+    for (let i = 0; i < list.length; i += o.size) {
+      const chunk = list.slice(i, i + o.size);
+      const call = o.factory.forItems(chunk.map((x) => x.item));
       creditsSaved += call.credits;
-      answers.push({
-        call,
-        data: joinParts(
-          split,
-          chunk.map((x) => x.data),
-        ),
-        receivedAt,
-        ledger: { kind },
-      });
+      const data = joinParts(
+        o.split,
+        chunk.map((x) => x.data),
+      );
+      answers.push({ call, data, receivedAt, ledger: { kind } });
     }
   }
-  return { kind, answers, items: parts.length, creditsSaved };
-}
-
-/** The stored parts of these items (by item), read in groups of 500. */
-async function storedParts(
-  w: Warehouse,
-  items: string[],
-  hashes: string[],
-): Promise<{ item: string; stored: StoredResponse }[]> {
-  const out: { item: string; stored: StoredResponse }[] = [];
-  for (let i = 0; i < hashes.length; i += 500) {
-    const got = await storedResponses(w.db, hashes.slice(i, i + 500));
-    for (let j = i; j < Math.min(hashes.length, i + 500); j++) {
-      const stored = got.get(hashes[j]!);
-      if (stored) out.push({ item: items[j]!, stored });
-    }
-  }
-  return out;
+  return { kind, answers, items: found.length, creditsSaved, got: new Set(found) };
 }
 
 /** How the taken items of a batch ended for this run. */
@@ -152,13 +139,15 @@ async function settleTaken(
   const { items, hashes } = call.parts!;
   const itemOf = new Map(hashes.map((h, i) => [h, items[i]!]));
   const out: Settled = { reused: [], remaining: [], unresolved: [], stopped: false };
-  const fresh = await storedParts(
+  const fresh = await partAnswers(
     w,
+    o,
     taken.fresh.map((h) => itemOf.get(h)!),
     taken.fresh,
+    "cached",
   );
-  out.reused.push(reusedAnswers(o.factory, o.split, fresh, "cached", o.size));
-  const gotFresh = new Set(fresh.map((p) => p.item));
+  out.reused.push(fresh);
+  const gotFresh = fresh.got;
   const byCall = new Map<number, { flight: InFlight; hashes: string[] }>();
   for (const [h, flight] of taken.inFlight) {
     const entry = byCall.get(flight.callId) ?? { flight, hashes: [] };
@@ -176,10 +165,10 @@ async function settleTaken(
       out.unresolved.push({ items: list, kind: end.kind, runId: flight.runId });
       continue;
     }
-    const parts = end.kind === "answered" ? await storedParts(w, list, its) : [];
-    out.reused.push(reusedAnswers(o.factory, o.split, parts, "shared", o.size));
-    const got = new Set(parts.map((p) => p.item));
-    out.remaining.push(...list.filter((item) => !got.has(item)));
+    const answered = end.kind === "answered";
+    const shared = await partAnswers(w, o, answered ? list : [], answered ? its : [], "shared");
+    out.reused.push(shared);
+    out.remaining.push(...list.filter((item) => !shared.got.has(item)));
   }
   // Items nobody had, and fresh parts no longer readable: this run asks for them.
   const claimed = new Set([...taken.fresh, ...taken.inFlight.keys()]);
@@ -217,10 +206,9 @@ export async function reuseFreshItems(
   ] as const) {
     for (let i = 0; i < list.length; i += 1000) {
       const chunk = list.slice(i, i + 1000);
-      const parts = await storedParts(run.warehouse, chunk, itemHashes(ir.factory, ir.split, chunk));
-      const got = new Set(parts.map((x) => x.item));
-      missing.push(...chunk.filter((item) => !got.has(item)));
-      const r = reusedAnswers(ir.factory, ir.split, parts, "cached", ir.size);
+      const hashes = itemHashes(ir.factory, ir.split, chunk);
+      const r = await partAnswers(run.warehouse, ir, chunk, hashes, "cached");
+      missing.push(...chunk.filter((item) => !r.got.has(item)));
       count(run, r, own);
       for (const a of r.answers) await run.answers.push(a);
     }
