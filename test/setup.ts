@@ -1,4 +1,5 @@
 import { afterAll, afterEach } from "vitest";
+import { closeReadOnly } from "../connectors/warehouse/read-only.js";
 import { undoAfterTest } from "./helpers/after-test.js";
 import { describeLeftovers, ownPorts, reapLeftovers, workerLeftovers } from "./helpers/leftovers.js";
 import { removeWrittenPipelineFiles } from "./helpers/pipeline-files.js";
@@ -17,6 +18,9 @@ const listeningBefore = process.env[RUN_MARKER_ENV] ? ownPorts() : [];
 // undoes what the test's helpers started. The test's state is final when afterEach runs.
 afterEach(async (context) => {
   await undoAfterTest(context.task.result?.state === "fail");
+  // The SQLite reader processes the test's reads left idle would end themselves 5 s later: in the
+  // main suite, which fails a file on what it leaves running, they end with the test.
+  if (process.env[RUN_MARKER_ENV]) await closeReadOnly();
 });
 
 // Pipeline files a test file wrote at its top level serve all its tests: gone after the last.
