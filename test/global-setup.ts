@@ -18,7 +18,13 @@ const GRACE_MS = 10_000;
 export default async function setup(): Promise<() => Promise<void>> {
   const marker = markRun();
   const folder = bundleFolder("test");
-  await bundleSources([...SPAWNED_SOURCES], folder.dir);
+  try {
+    await bundleSources([...SPAWNED_SOURCES], folder.dir);
+  } catch (err) {
+    // No teardown runs when the setup fails: the folder goes now.
+    folder.remove();
+    throw err;
+  }
   process.env[BUNDLE_DIR_ENV] = folder.dir;
   return async () => {
     const left = await reapLeftovers(() => findLeftovers(marker, process.pid), GRACE_MS);
