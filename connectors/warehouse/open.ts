@@ -1,3 +1,4 @@
+import { readConfig } from "../../core/env-config.js";
 import { openPostgres } from "./postgres/open.js";
 import { openSqlite } from "./sqlite/open.js";
 import { parseWarehouseUrl } from "./url.js";
@@ -32,6 +33,6 @@ export async function openWarehouse(
   const target = parseWarehouseUrl(url);
   // The one choice of dialect outside its folders: by the URL (url.ts).
   if (target.kind === "sqlite") return openSqlite(target, o);
-  const readUrl = o.readUrl ?? (process.env["SKILLSYNC_READ_DATABASE_URL"]?.trim() || undefined);
+  const readUrl = o.readUrl ?? readConfig().readDatabaseUrl;
   return openPostgres(target, { ...o, readUrl });
 }

@@ -1,3 +1,4 @@
+import { readConfig } from "../../core/env-config.js";
 import { ValidationError } from "../../core/errors.js";
 import type { SqlLexicon } from "./adapter.js";
 import type { Warehouse } from "./open.js";
@@ -252,14 +253,6 @@ export function checkReadStatement(
   return { text: text.replace(/[\s;]+$/, ""), firstWord };
 }
 
-function readTimeoutMs(value = process.env["SKILLSYNC_SQL_TIMEOUT_MS"]): number {
-  if (value === undefined || value.trim() === "") return DEFAULT_READ_TIMEOUT_MS;
-  if (!/^[1-9][0-9]{0,8}$/.test(value.trim())) {
-    refuse("SKILLSYNC_SQL_TIMEOUT_MS", "must be a whole number of milliseconds, at least 1");
-  }
-  return Number(value.trim());
-}
-
 /**
  * Runs one read-only statement and returns its rows (see the module comment for the guarantees).
  *
@@ -272,7 +265,7 @@ export async function readOnly(
 ): Promise<Record<string, unknown>[]> {
   const source = o.source ?? "SQL query";
   const checked = checkReadStatement(text, w.adapter.lexicon, source);
-  const timeoutMs = o.timeoutMs ?? readTimeoutMs();
+  const timeoutMs = o.timeoutMs ?? readConfig().sqlTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS;
   const opts = {
     params: o.params ?? [],
     timeoutMs,

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { readConfig } from "../../core/env-config.js";
 import { ValidationError } from "../../core/errors.js";
 
 export type WarehouseTarget =
@@ -22,7 +23,7 @@ export const NOT_THERE = "run a pipeline or `skillsync migrate` to create one";
  *
  * @example parseWarehouseUrl("sqlite:./data/w.db") // { kind: "sqlite", path: "/abs/data/w.db" }
  */
-export function parseWarehouseUrl(url: string | undefined = process.env["DATABASE_URL"]): WarehouseTarget {
+export function parseWarehouseUrl(url: string | undefined = readConfig().databaseUrl): WarehouseTarget {
   const value = (url ?? "").trim() || DEFAULT_DB;
   if (/[\0-\x1f]/.test(value)) {
     throw new ValidationError(SOURCE, [{ path: [], message: "contains a NUL or control character" }]);

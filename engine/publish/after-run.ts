@@ -78,7 +78,7 @@ export function pushView(p: OutputPush) {
  * const sheets = await sheetsForRun();
  * const { summary, outputs } = await startRun({ ...options, sheet: sheets.reader, outputs: { sheets: sheets.connector } });
  */
-export async function sheetsForRun(env: NodeJS.ProcessEnv = process.env): Promise<{
+export async function sheetsForRun(env?: NodeJS.ProcessEnv): Promise<{
   connector: SheetsConnector | undefined;
   reader: SheetReader | undefined;
 }> {
