@@ -1,26 +1,11 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { filesBelow, PRODUCT_FOLDERS } from "./source-files.js";
 
 // Every SQLite/Postgres difference lives in connectors/warehouse/sqlite/ and
 // connectors/warehouse/postgres/ (docs/architecture.md): code elsewhere asks the adapter what the
 // database can do, never which one it is. Choosing the dialect from the URL is the one exception.
-const PRODUCT = [
-  "core",
-  "schema",
-  "connectors",
-  "migrations",
-  "store",
-  "engine",
-  "server",
-  "scheduler",
-  "mcp",
-  "cli",
-  "emulator",
-  "pipelines",
-  "apps-script",
-  "scripts",
-];
+const PRODUCT = [...PRODUCT_FOLDERS, "pipelines", "apps-script", "scripts"];
 const DIALECT_FOLDERS = ["connectors/warehouse/sqlite/", "connectors/warehouse/postgres/"];
 
 /** The lines outside the dialect folders that may name a dialect: url.ts and open.ts choosing it. */
@@ -63,15 +48,7 @@ function dialectNamed(path: string): boolean {
   return /sqlite|postgres/i.test(path) || tokens.some((t) => t.startsWith("pg"));
 }
 
-function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)],
-  );
-}
-
-const outside = PRODUCT.flatMap(files)
-  .map((f) => f.replaceAll("\\", "/"))
-  .filter((f) => !DIALECT_FOLDERS.some((d) => f.startsWith(d)));
+const outside = PRODUCT.flatMap(filesBelow).filter((f) => !DIALECT_FOLDERS.some((d) => f.startsWith(d)));
 
 describe("dialects stay in their folders", () => {
   it("no code outside connectors/warehouse/sqlite/ and postgres/ branches on the dialect, but url.ts and open.ts choosing it", () => {

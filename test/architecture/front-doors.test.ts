@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { typescriptBelow } from "./source-files.js";
 
 // Every front door starts a run through one use-case, engine/start/start-run.ts: it chooses local
 // or workers, makes the run and does what follows a load. So at most one file of the front doors
@@ -10,12 +11,6 @@ import { describe, expect, it } from "vitest";
 const FRONT_DOORS = ["cli", "scheduler", "server", "mcp"];
 const RUN_MODULES = ["engine/run/runner", "engine/publish/after-run", "engine/distribute/on-workers"];
 const AT_MOST = 1;
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
-  );
-}
 
 /** The run modules a file imports or re-exports (static, type-only and dynamic imports alike). */
 function runModulesImported(file: string, text: string): string[] {
@@ -39,7 +34,7 @@ function directImports(files: { file: string; text: string }[]): Map<string, str
 
 describe("the front doors (cli, scheduler, server, mcp)", () => {
   it(`start runs through engine/start: at most ${AT_MOST} file imports the runner, afterRun or the workers' runner`, () => {
-    const files = FRONT_DOORS.flatMap(sourceFiles).map((file) => ({
+    const files = FRONT_DOORS.flatMap(typescriptBelow).map((file) => ({
       file,
       text: readFileSync(file, "utf8"),
     }));

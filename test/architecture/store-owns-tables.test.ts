@@ -1,18 +1,12 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { PRODUCT_FOLDERS, typescriptBelow } from "./source-files.js";
 
 // store/ is the only code that reads or writes the toolkit's own skillsync_* tables (migrations
 // create them). A query that names one anywhere else belongs in store/.
-const SOURCE = ["core", "schema", "connectors", "engine", "server", "scheduler", "mcp", "cli", "emulator"];
+const SOURCE = PRODUCT_FOLDERS.filter((f) => f !== "store" && f !== "migrations");
 const QUERY =
   /\b(selectFrom|insertInto|updateTable|deleteFrom|innerJoin|leftJoin)\(\s*["'`]skillsync_|\b(from|into|update|join)\s+skillsync_/i;
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
-  );
-}
 
 /** Lines of code that query a toolkit table (comments and JSDoc examples left out). */
 function tableQueries(text: string): string[] {
@@ -24,7 +18,7 @@ function tableQueries(text: string): string[] {
 
 describe("the toolkit's own tables", () => {
   it("are queried only from store/", () => {
-    const outside = SOURCE.flatMap(sourceFiles).flatMap((file) =>
+    const outside = SOURCE.flatMap(typescriptBelow).flatMap((file) =>
       tableQueries(readFileSync(file, "utf8")).map((line) => `${file}: ${line.trim()}`),
     );
     expect(outside).toEqual([]);
