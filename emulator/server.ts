@@ -1,6 +1,7 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ValidationError } from "../core/errors.js";
+import { listen } from "../core/listen.js";
 import { API_PREFIX, SLUG_PATTERN } from "../schema/catalog.js";
 import { KeyRing } from "./auth.js";
 import { EmulatorClock, parseClockBody } from "./clock.js";
@@ -112,17 +113,6 @@ function newState(options: ResolvedOptions): EmulatorState {
     hanging: new Set(),
     timers: new Set(),
   };
-}
-
-/** Resolves once the server listens; rejects with the error that kept it from listening (a port in use). */
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
 }
 
 function readBody(req: IncomingMessage, limit: number, done: (raw: RawBody) => void): void {

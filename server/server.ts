@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { SheetsConnector } from "../connectors/sheets/connector.js";
 import type { Warehouse } from "../connectors/warehouse/open.js";
 import { ValidationError } from "../core/errors.js";
+import { listen } from "../core/listen.js";
 import { type Log, textLog } from "../core/log.js";
 import { registerSecret } from "../core/redact.js";
 import { type LoadedPipeline, listBuiltinPipelines, loadPipeline } from "../engine/define/pipeline-file.js";
@@ -172,15 +173,4 @@ function httpServer(o: ServerOptions, h: RequestHandling): Server {
   // Without this node sends "100 Continue" before the body's size has been checked.
   server.on("checkContinue", (req, res) => void handleRequest(h, req, res, true));
   return server;
-}
-
-/** Listens on the port and address; rejects when that fails (the port taken, say). */
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
 }

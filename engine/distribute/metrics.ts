@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { listen } from "../../core/listen.js";
 import type { RunCounters } from "../../store/runs.js";
 
 /**
@@ -70,7 +71,7 @@ function workerCollectors(registry: Registry, queueDepth: () => Promise<number>)
   return { calls, credits, failures, latency };
 }
 
-function serveMetrics(
+async function serveMetrics(
   registry: Registry,
   port: number,
   host: string,
@@ -85,13 +86,7 @@ function serveMetrics(
       .then((text) => res.writeHead(200, { "content-type": registry.contentType }).end(text))
       .catch((err: unknown) => res.writeHead(500).end(String(err)));
   });
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      const a = server.address();
-      resolve({ server, port: typeof a === "object" && a ? a.port : port });
-    });
-  });
+  return { server, port: await listen(server, port, host) };
 }
 
 export type WorkerMetrics = ReturnType<typeof workerMetrics>;
