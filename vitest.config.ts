@@ -4,8 +4,16 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts", "**/*.test.ts"],
     // Kill trials (`*.kill.test.ts`: real processes killed mid-run and resumed) run with the
-    // reliability suite, which CI runs too: they take a third of a minute each.
-    exclude: ["node_modules/**", "dist/**", "test/reliability/**", "**/*.kill.test.ts"],
+    // reliability suite, which CI runs too: they take a third of a minute each. So do the
+    // process trials (`*.processes.test.ts`: several real processes at once, or one restarted):
+    // each costs seconds of CPU per process started, which kept `npm test` over its 6 minutes.
+    exclude: [
+      "node_modules/**",
+      "dist/**",
+      "test/reliability/**",
+      "**/*.kill.test.ts",
+      "**/*.processes.test.ts",
+    ],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // The CLI and the run children compiled once: the processes tests start skip tsx's compiling.

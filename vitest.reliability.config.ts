@@ -5,8 +5,10 @@ import { defineConfig } from "vitest/config";
 // everything they produced for secrets and prints the figures.
 export default defineConfig({
   test: {
-    // The main suite's kill trials (`*.kill.test.ts`) run here, one file at a time.
-    include: ["test/reliability/**/*.test.ts", "test/**/*.kill.test.ts"],
+    // The main suite's kill trials (`*.kill.test.ts`) and process trials (`*.processes.test.ts`:
+    // several real processes at once, or one restarted) run here, one file at a time: their
+    // processes' CPU kept `npm test` over its 6 minutes on 2 cores, and CI runs this suite too.
+    include: ["test/reliability/**/*.test.ts", "test/**/*.kill.test.ts", "test/**/*.processes.test.ts"],
     globalSetup: ["test/reliability/global-setup.ts"],
     setupFiles: ["test/setup.ts", "test/reliability/setup.ts"],
     testTimeout: 600_000,

@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import { bundledPath } from "./bundle.js";
 
-/** Where test/global-setup.ts put the bundles (unset when a suite has no such setup). */
+/** Where the suite's global setup put the bundles (test/global-setup.ts, test/reliability/global-setup.ts). */
 export const BUNDLE_DIR_ENV = "SKILLSYNC_TEST_BUNDLE_DIR";
 
-/** The sources the main suite starts as processes: global-setup.ts compiles each once. */
+/** The sources the tests start as processes: each suite's global setup compiles each once. */
 export const SPAWNED_SOURCES = [
   "cli/run.ts",
   "test/engine/run-child.ts",

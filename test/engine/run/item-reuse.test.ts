@@ -6,20 +6,8 @@ import { runPipelines } from "../../../engine/run/runner.js";
 import { emulatorWithClient } from "../../helpers/emulator.js";
 import { writePipelineFile } from "../../helpers/pipeline-files.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../../helpers/warehouses.js";
-import { runChild } from "../child.js";
 import { rows } from "../fixtures.js";
-
-type Emu = Awaited<ReturnType<typeof emulatorWithClient>>["emulator"];
-
-/** How many times each identifier was billed, from the emulator's ledger. */
-function paidPerItem(emulator: Emu): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const c of emulator.ledger().calls) {
-    if (c.credits <= 0) continue;
-    for (const item of c.items ?? []) out.set(item, (out.get(item) ?? 0) + 1);
-  }
-  return out;
-}
+import { ids, paidPerItem, shuffled } from "./item-ids.js";
 
 /** The pipeline's tables, sorted, without what differs between runs (run ids, fetch times). */
 async function tables(w: Warehouse): Promise<Record<string, unknown[]>> {
@@ -52,19 +40,6 @@ function withFreshness(name: string, freshness: string): string {
     `freshness: ${freshness}`,
   );
   return writePipelineFile(text, {}, `${name}.yaml`);
-}
-
-const ids = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `US${5_000_000 + (from + i) * 7}B2`);
-
-function shuffled<T>(list: T[], seed: number): T[] {
-  const out = [...list];
-  let x = seed;
-  for (let i = out.length - 1; i > 0; i--) {
-    x = (x * 1_103_515_245 + 12_345) % 2 ** 31;
-    const j = x % (i + 1);
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
 }
 
 describe.each(WAREHOUSE_KINDS)("per-item reuse on %s", (kind) => {
@@ -134,36 +109,6 @@ describe.each(WAREHOUSE_KINDS)("per-item reuse on %s", (kind) => {
         // Every known identifier is loaded (the emulator knows about nine in ten).
         const count = await rows<{ n: number }>(w, "select count(*) as n from patent_bibliography");
         expect(Number(count[0]?.n)).toBeGreaterThan(200);
-      } finally {
-        await w.close();
-      }
-    }, 120_000);
-
-    it("two processes at once with overlapping lists: each item paid once, awaited by the other", async () => {
-      // Latency keeps each batch in flight while the other process plans and reserves.
-      const { emulator } = await emulatorWithClient({ latencyMs: 300 });
-      const db = freshWarehouseUrl(kind);
-      // A child that starts late finds the overlap stored instead of in flight: still paid once.
-      const startAt = Date.now() + 2500;
-      const spec = (patent: string[]) => ({
-        pipelines: ["patent-bibliography"],
-        params: { patent },
-        concurrency: 2,
-        startAt,
-      });
-      const outs = await Promise.all([
-        runChild(db, emulator.url, { spec: spec(shuffled(ids(150), 1)) }),
-        runChild(db, emulator.url, { spec: spec(shuffled(ids(150, 75), 2)) }),
-      ]);
-      for (const o of outs) expect(o.output).toContain('"status":"succeeded"');
-      const paid = paidPerItem(emulator);
-      expect(paid.size).toBe(225);
-      expect([...paid.entries()].filter(([, n]) => n !== 1)).toEqual([]);
-      const w = await openWarehouse(db);
-      try {
-        const shared = await rows<{ n: number }>(w, "select sum(items_reused) as n from skillsync_runs");
-        // The overlap came from the store or from the other process's call, not from the API.
-        expect(Number(shared[0]?.n)).toBe(75);
       } finally {
         await w.close();
       }
