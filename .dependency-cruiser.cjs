@@ -6,6 +6,7 @@ const ENGINE_STAGES = [
   "normalize",
   "load",
   "publish",
+  "watch",
   "reports",
   "run",
   "distribute",
@@ -38,6 +39,8 @@ const layers = [
   { folder: "connectors/files", may: ["core", "connectors/files"] },
   // A webhook is one POST: nothing of ours but core.
   { folder: "connectors/webhook", may: ["core", "connectors/webhook"] },
+  // An e-mail is one SMTP conversation (nodemailer): nothing of ours but core.
+  { folder: "connectors/mail", may: ["core", "connectors/mail"] },
   // The queue (pg-boss) lives in the warehouse's Postgres: it reads the warehouse's URL and errors, nothing else.
   {
     folder: "connectors/queue",

@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import { inspect } from "node:util";
 import { ValidationError } from "./errors.js";
 
@@ -10,7 +11,7 @@ import { ValidationError } from "./errors.js";
  *
  * A setting that is wrong throws its error where it is used, not here — a command that does not use
  * it is not stopped by it. Secrets (the API key, the server secret, the Sheets token, the webhook
- * URL, a database URL's password) are never printed: not by `JSON.stringify`, `String`,
+ * URL, the SMTP URL, a database URL's password) are never printed: not by `JSON.stringify`, `String`,
  * `console.log` nor `util.inspect`, and they are not enumerable.
  *
  * @example readConfig({ SKILL_API_BASE_URL: "http://127.0.0.1:8787" }).skillApi.baseUrl // "http://127.0.0.1:8787"
@@ -47,6 +48,12 @@ export interface Config {
     readonly url: string | undefined;
     /** SKILLSYNC_NOTIFY_BACKOFF=base,cap (ms): a shorter backoff for tests; undefined: the defaults. */
     readonly backoff: { readonly baseMs: number; readonly capMs: number } | undefined;
+  };
+  readonly smtp: {
+    /** SKILLSYNC_SMTP_URL: `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://…`. A secret. */
+    readonly url: string | undefined;
+    /** SKILLSYNC_SMTP_FROM: the sender of alert e-mails; default `skillsync@<this host's name>`. */
+    readonly from: string;
   };
 }
 
@@ -140,6 +147,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       notify: group(
         { backoff: backoff(env["SKILLSYNC_NOTIFY_BACKOFF"]) },
         { secret: { url: env["SKILLSYNC_NOTIFY_URL"] || undefined } },
+      ),
+      smtp: group(
+        { from: setting(env, "SKILLSYNC_SMTP_FROM") ?? `skillsync@${hostname()}` },
+        { secret: { url: setting(env, "SKILLSYNC_SMTP_URL") } },
       ),
     },
     {

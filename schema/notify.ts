@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** The events a `notify.on` list picks (docs/notifications.md). */
-const EVENT_GROUPS = ["failed", "warnings", "ceiling", "budget", "schedule", "worker"] as const;
+const EVENT_GROUPS = ["failed", "warnings", "ceiling", "budget", "schedule", "worker", "alert"] as const;
 export type EventGroup = (typeof EVENT_GROUPS)[number];
 
 /** `env:NAME` or `${NAME}`: the URL is in that environment variable, so the file holds no secret. */

@@ -14,8 +14,13 @@ export type EventKind =
   | "schedule.missed"
   | "schedule.skipped"
   | "schedule.refresh-failed"
-  | "worker.lost";
+  | "worker.lost"
+  /** One alert of a watch (issue 46; docs/alerts.md). */
+  | "alert"
+  /** A watch's alerts of one load or day in one message. */
+  | "alert.digest";
 
+/** The `on:` name of a kind: `run.failed` → `failed`, `budget.80` → `budget`, `alert.digest` → `alert`. */
 const groupOf = (kind: EventKind): EventGroup =>
   (kind.startsWith("run.") ? kind.slice(4) : kind.split(".")[0]) as EventGroup;
 
