@@ -58,9 +58,43 @@ export function notifyFromFile(spec: NotifySpec, file: string, env?: NodeJS.Proc
   return notifyTarget(url, name ? `${from} (${name})` : from, spec.on);
 }
 
+/** How this process sends e-mail: SKILLSYNC_SMTP_URL (a secret) and the sender, SKILLSYNC_SMTP_FROM. */
+export interface SmtpSettings {
+  url: string;
+  sender: string;
+}
+
+/** An e-mail address to tell (a watch's `--email`): its outbox hash is that of `mailto:<address>`. */
+export interface MailTarget extends OutboxTarget {
+  address: string;
+  smtp: SmtpSettings;
+  /** Where it was set, for messages. */
+  from: string;
+}
+
+/** Where an event may go: a webhook or an e-mail address. */
+export type DeliveryTarget = NotifyTarget | MailTarget;
+
+export const isMail = (t: DeliveryTarget): t is MailTarget => "address" in t;
+
+/** The outbox hash of an e-mail address: the same whatever its case. */
+export const mailHash = (address: string): string => targetHash(`mailto:${address.toLowerCase()}`);
+
+/** SKILLSYNC_SMTP_URL and SKILLSYNC_SMTP_FROM, or undefined when no SMTP server is set. */
+export function smtpFromEnv(env?: NodeJS.ProcessEnv): SmtpSettings | undefined {
+  const smtp = readConfig(env).smtp;
+  if (!smtp.url) return undefined;
+  registerSecret(smtp.url);
+  return { url: smtp.url, sender: smtp.from };
+}
+
+export function mailTarget(address: string, smtp: SmtpSettings, from: string): MailTarget {
+  return { address, smtp, hash: mailHash(address), from };
+}
+
 /** Targets without repeats (the same URL from a flag and a file is one webhook). */
-export function uniqueTargets(targets: readonly NotifyTarget[]): NotifyTarget[] {
-  const seen = new Map<string, NotifyTarget>();
+export function uniqueTargets<T extends DeliveryTarget>(targets: readonly T[]): T[] {
+  const seen = new Map<string, T>();
   for (const t of targets) {
     const had = seen.get(t.hash);
     if (!had) seen.set(t.hash, t);

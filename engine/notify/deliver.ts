@@ -1,9 +1,8 @@
 import type { Warehouse } from "../../connectors/warehouse/open.js";
-import { postJson } from "../../connectors/webhook/post.js";
 import { type Log, silentLog } from "../../core/log.js";
 import { claimDue, markDelivered, markFailed, type OutboxEvent } from "../../store/outbox-claim.js";
-import type { NotifyTarget } from "./config.js";
-import { eventBody } from "./message.js";
+import type { DeliveryTarget } from "./config.js";
+import { sendEvent } from "./send.js";
 
 /** How long a failed delivery waits: `baseMs` doubled per attempt, at most `capMs`, with jitter. */
 export interface Backoff {
@@ -22,7 +21,7 @@ export interface DeliveryOptions {
    * for another deliverer; a POST under way finishes (unless `signal` cuts it).
    */
   halt?: AbortSignal | undefined;
-  /** Each POST's time-out (default 10 s). */
+  /** Each POST's or e-mail's time-out (default 10 s). */
   timeoutMs?: number | undefined;
   backoff?: Backoff | undefined;
   /** The clock the outbox is read and written with (tests move it). */
@@ -46,7 +45,7 @@ function retryDelay(attempts: number, b: Backoff, random = Math.random): number 
  */
 export async function deliverDue(
   w: Warehouse,
-  targets: readonly NotifyTarget[],
+  targets: readonly DeliveryTarget[],
   o: DeliveryOptions = {},
 ): Promise<{ delivered: number; failed: number }> {
   const byHash = new Map(targets.map((t) => [t.hash, t]));
@@ -69,7 +68,7 @@ export async function deliverDue(
 
 async function deliverOne(
   w: Warehouse,
-  t: NotifyTarget,
+  t: DeliveryTarget,
   e: OutboxEvent,
   o: DeliveryOptions,
   now: () => Date,
@@ -80,11 +79,7 @@ async function deliverOne(
     await markFailed(w, e.seq, "not sent: the deliverer stopped", now());
     return;
   }
-  const r = await postJson(t.url, eventBody(e), {
-    headers: { "x-skillsync-event-id": e.id, "x-skillsync-event-kind": e.kind },
-    timeoutMs: o.timeoutMs ?? 10_000,
-    signal: o.signal,
-  });
+  const r = await sendEvent(t, e, { timeoutMs: o.timeoutMs ?? 10_000, signal: o.signal });
   if (r.ok) {
     tally.delivered++;
     await markDelivered(w, e.seq, now());

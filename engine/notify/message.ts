@@ -15,10 +15,42 @@ function runLine(p: P, what: string): string {
   );
 }
 
-/** The one-line `text` of an event: what happened, and what to do where there is something to do. */
+/** One alert as a line: `US1234567B2 legal_status Active → Inactive`, `US7654321B1 appeared`. */
+function alertChange(a: P): string {
+  const what = [str(a["key"]), str(a["column"])].filter(Boolean).join(" ");
+  if (a["change"] === "appeared") return `${what} appeared${a["new"] == null ? "" : `: ${str(a["new"])}`}`;
+  const value = (v: unknown) => (v == null ? "(none)" : str(v));
+  return `${what} ${value(a["old"])} → ${value(a["new"])}`;
+}
+
+/** `(load 12)`, or `(day 2026-11-29)` for a day's digest. */
+const loadOf = (p: P) => (p["digest"] === "day" ? `(day ${str(p["day"])})` : `(load ${str(p["loadId"])})`);
+
+/**
+ * A digest: its first line says how many (an e-mail's subject), then one line per alert listed,
+ * and how many more were left out (a digest lists at most 200).
+ */
+function digestText(p: P): string {
+  const alerts = Array.isArray(p["alerts"]) ? (p["alerts"] as P[]) : [];
+  const count = Number(p["count"] ?? alerts.length);
+  const more = Number(p["more"] ?? 0);
+  return [
+    `skillsync: watch ${str(p["watch"])}: ${count} alert${count === 1 ? "" : "s"} in ${str(p["table"])} ${loadOf(p)}`,
+    ...alerts.map((a) => `${alertChange(a)}${p["digest"] === "day" ? ` (load ${str(a["loadId"])})` : ""}`),
+    ...(more > 0 ? [`… and ${more} more`] : []),
+  ].join("\n");
+}
+
+/** The `text` of an event: what happened, and what to do where there is something to do. */
 function eventText(e: Pick<OutboxEvent, "kind" | "payload">): string {
   const p = e.payload;
   switch (e.kind) {
+    case "alert": {
+      const a = (p["alert"] ?? {}) as P;
+      return `skillsync: watch ${str(p["watch"])}: ${str(p["table"])} ${alertChange(a)} (load ${str(a["loadId"])})`;
+    }
+    case "alert.digest":
+      return digestText(p);
     case "run.failed":
       return `${runLine(p, "failed")}${p["error"] ? ` ${str(p["error"])}` : ""} See: skillsync runs ${str(p["runId"])}`;
     case "run.warnings":
@@ -48,6 +80,12 @@ function eventText(e: Pick<OutboxEvent, "kind" | "payload">): string {
         `the batch was re-queued and worker ${str(p["takenBy"])} took it over (calls it had paid for are not paid again).`
       );
   }
+}
+
+/** An event as an e-mail: the text's first line as its subject, the whole text as its body. */
+export function eventMail(e: OutboxEvent): { subject: string; text: string } {
+  const { text } = eventBody(e);
+  return { subject: (text.split("\n")[0] ?? text).slice(0, 200), text: `${text}\n` };
 }
 
 /**
