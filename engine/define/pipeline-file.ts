@@ -1,15 +1,14 @@
 import { existsSync, readdirSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Document, isMap, isNode, isScalar, LineCounter, parseDocument } from "yaml";
 import { READ_LIMITS, readBoundedBytes } from "../../core/bounded-read.js";
-import { fromZodIssues, type Issue, ValidationError } from "../../core/errors.js";
-import { objectKeysAt } from "../../schema/keys.js";
+import { type Issue, ValidationError } from "../../core/errors.js";
 import { type PipelineFile, pipelineSchema } from "../../schema/pipeline.js";
 import { contextColumnIssues } from "./context-columns.js";
 import { defaultIssues } from "./params.js";
 import { undefinedTemplates } from "./template-check.js";
 import { windowIssues } from "./windows/window-issues.js";
+import { parseYamlWith } from "./yaml-document.js";
 
 export interface LoadedPipeline extends PipelineFile {
   /** Absolute path of the file it came from. */
@@ -84,48 +83,20 @@ export function readPipelineBytes(file: string): Buffer {
 }
 
 export function parsePipeline(text: string, file: string): LoadedPipeline {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    throw new ValidationError(
-      `pipeline file ${file}`,
-      // With prettyErrors the first line already ends "at line L, column C".
-      doc.errors.map((e) => ({
-        path: [],
-        message: (e.message.split("\n")[0] ?? e.message).replace(/:$/, ""),
-      })),
-    );
-  }
-  let value: unknown;
-  try {
-    value = doc.toJS({ maxAliasCount: 50 });
-  } catch (err) {
-    // An alias bomb (aliases expanding into millions of nodes) is refused by the YAML reader.
-    throw new ValidationError(`pipeline file ${file}`, [{ path: [], message: (err as Error).message }]);
-  }
-  const parsed = pipelineSchema.safeParse(value);
-  const issues: Issue[] = parsed.success
-    ? [
-        ...defaultIssues(parsed.data.params),
-        ...undefinedTemplates(parsed.data),
-        ...windowIssues(parsed.data),
-        ...reportModeIssues(parsed.data),
-        ...contextColumnIssues(parsed.data),
-      ]
-    : fromZodIssues(parsed.error.issues, {
-        input: value,
-        knownKeys: (path) => objectKeysAt(pipelineSchema, path),
-      }).map(namingRule);
-  if (!parsed.success || issues.length > 0) {
-    throw new ValidationError(
-      `pipeline file ${file}`,
-      issues.map((issue) => {
-        const line = lineOf(doc, lineCounter, issue.path);
-        return line === undefined ? issue : { ...issue, message: `${issue.message} (line ${line})` };
-      }),
-    );
-  }
-  return { ...withTableDescription(parsed.data), file };
+  const data = parseYamlWith(
+    text,
+    `pipeline file ${file}`,
+    pipelineSchema,
+    (p) => [
+      ...defaultIssues(p.params),
+      ...undefinedTemplates(p),
+      ...windowIssues(p),
+      ...reportModeIssues(p),
+      ...contextColumnIssues(p),
+    ],
+    namingRule,
+  );
+  return { ...withTableDescription(data), file };
 }
 
 /** The pipeline's description is its table's comment where `records` gives none of its own. */
@@ -152,24 +123,4 @@ function namingRule(issue: Issue): Issue {
     ...issue,
     message: `"${String(issue.path.at(-1))}" is not a valid name: use snake_case (a-z, 0-9, _)`,
   };
-}
-
-/**
- * The line of the member at `path`: its key's line when it has one (so an unknown top-level key is
- * found where it is written), else the nearest enclosing member's.
- */
-function lineOf(doc: Document, lineCounter: LineCounter, path: (string | number)[]): number | undefined {
-  for (let n = path.length; n >= 0; n--) {
-    const parent = n === 0 ? doc.contents : doc.getIn(path.slice(0, n - 1), true);
-    const node =
-      n === 0
-        ? doc.contents
-        : isMap(parent)
-          ? parent.items.find((pair) => isScalar(pair.key) && String(pair.key.value) === String(path[n - 1]))
-              ?.key
-          : doc.getIn(path.slice(0, n), true);
-    const offset = isNode(node) && node.range ? node.range[0] : undefined;
-    if (offset !== undefined) return lineCounter.linePos(offset).line;
-  }
-  return undefined;
 }
