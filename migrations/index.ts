@@ -21,6 +21,7 @@ import { dropCallsHashIndex } from "./018_calls_hash_index.js";
 import { requestSignatureTable } from "./019_request_signatures.js";
 import { creditsEstimated } from "./020_credits_estimated.js";
 import { outboxClaimer } from "./021_outbox_claimer.js";
+import { watchTables } from "./022_watches_alerts.js";
 
 /**
  * The numbered migrations, in order. Names never change once released; new ones are appended.
@@ -49,5 +50,6 @@ export function allMigrations(adapter: WarehouseAdapter): Record<string, Migrati
     "019_request_signatures": requestSignatureTable(adapter),
     "020_credits_estimated": creditsEstimated(adapter),
     "021_outbox_claimer": outboxClaimer(adapter),
+    "022_watches_alerts": watchTables(adapter),
   };
 }

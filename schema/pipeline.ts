@@ -240,7 +240,7 @@ export const recordsSchema = z
     path: ["key"],
   });
 
-const duration = z.union([
+export const duration = z.union([
   z.literal(0),
   z.string().regex(/^\d+(ms|s|m|h|d|w)$/, { message: 'must be a duration such as "30m", "24h", "7d" or 0' }),
 ]);

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { registerAlertsCommand } from "./alerts.js";
 import { registerBudgetCommand } from "./budget.js";
 import { registerCallCommand } from "./call.js";
 import { registerChangesCommand } from "./changes.js";
@@ -18,6 +19,7 @@ import { registerServeCommand } from "./serve.js";
 import { registerSheetsCommand } from "./sheets.js";
 import { registerToolsCommand } from "./tools.js";
 import { registerWarehouseCommands } from "./warehouse.js";
+import { registerWatchCommand } from "./watch.js";
 import { registerWorkerCommands } from "./worker.js";
 
 /** Each command lives in its own file and registers itself on the program here. */
@@ -29,6 +31,8 @@ export function registerCommands(program: Command): void {
   registerRunCommands(program);
   registerRunsCommand(program);
   registerChangesCommand(program);
+  registerWatchCommand(program);
+  registerAlertsCommand(program);
   registerReportsCommand(program);
   registerWarehouseCommands(program);
   registerExportCommand(program);

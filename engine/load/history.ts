@@ -23,6 +23,15 @@ export interface HistoryCounts {
   closed: number;
   /** Rows inserted: the new versions and their children. */
   rows: number;
+  /** The new versions: each key's new parent row, when it began, and whether it closed an earlier one. */
+  written: NewVersion[];
+}
+
+/** A version written by a load: what watches compare with the version it closed (engine/load/watches). */
+export interface NewVersion {
+  parent: Row;
+  from: string;
+  previous: boolean;
 }
 
 type Versioned = Pick<CompiledMapping, "table" | "children" | "volatile">;
@@ -47,7 +56,7 @@ export async function writeHistory(
   m: Versioned,
   rows: Map<string, Row[]>,
 ): Promise<HistoryCounts> {
-  const counts: HistoryCounts = { versions: 0, unchanged: 0, closed: 0, rows: 0 };
+  const counts: HistoryCounts = { versions: 0, unchanged: 0, closed: 0, rows: 0, written: [] };
   const key = m.table.key;
   const parents = lastPerKey(rows.get(m.table.name) ?? [], key) as Row[];
   if (!parents.length) return counts;
@@ -76,6 +85,7 @@ export async function writeHistory(
       counts.closed++;
     }
     counts.versions++;
+    counts.written.push({ parent, from, previous: now !== undefined });
     newParents.push({
       ...parent,
       valid_from: from,
@@ -152,7 +162,7 @@ async function currentVersions(
 }
 
 /** The key's values of `row`, bound as its columns' types (key values come from answers: always bound). */
-function keyValues(db: Kysely<AnyDB>, def: TableDef, row: Row): [string, unknown][] {
+export function keyValues(db: Kysely<AnyDB>, def: TableDef, row: Row): [string, unknown][] {
   const adapter = adapterOf(db);
   return def.key.map((k) => [k, adapter.bind(row[k], def.columns.find((c) => c.name === k)?.type ?? "text")]);
 }

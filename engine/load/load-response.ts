@@ -12,6 +12,7 @@ import type { PlannedCall } from "../extract/planned-calls.js";
 import type { CompiledMapping } from "../normalize/mapping.js";
 import type { Normalised, Reject, Row } from "../normalize/row.js";
 import { type HistoryCounts, writeHistory } from "./history.js";
+import { alertOnVersions } from "./watches/evaluate.js";
 import { deleteChildren, upserts, writeRows } from "./write-rows.js";
 
 /** What the ledger records with an answer's rows. */
@@ -136,6 +137,12 @@ async function writeGroup(
         : answerCounts(g.each, written.rows, [tables.table, ...tables.children], mapping.mode);
   if (c.loadId !== undefined) {
     const h = written.history;
+    // Watches of the table see what this transaction changed, and their alerts commit with it.
+    if (h)
+      await alertOnVersions(tx.db, { ...tables, volatile: mapping.volatile }, h.written, {
+        loadId: c.loadId,
+        runId: g.runId,
+      });
     await countLoad(tx.db, c.loadId, {
       rowsInserted: written.rows,
       versionsNew: h?.versions ?? 0,

@@ -1,4 +1,5 @@
-import { openLoad } from "../../store/loads.js";
+import { writeLoadDigests } from "../../store/alert-events.js";
+import { finishLoad, openLoad } from "../../store/loads.js";
 import type { RunSession } from "./session.js";
 
 // One lookup per pipeline and session: a windowed pipeline runs its calls once per window.
@@ -19,4 +20,15 @@ export function loadOf(s: RunSession, pipeline: string): Promise<number> {
     bySession.set(pipeline, id);
   }
   return id;
+}
+
+/**
+ * A pipeline's part of the run has ended (however it ended, here or on the workers): its watches'
+ * digests of this load go to the outbox — once, whoever ends it and however often — and the load
+ * is marked finished.
+ */
+export async function endLoad(s: RunSession, pipeline: string): Promise<void> {
+  const id = await loadOf(s, pipeline);
+  await writeLoadDigests(s.warehouse, id);
+  await finishLoad(s.warehouse, id);
 }

@@ -1,6 +1,5 @@
 import type { Ceiling } from "../../store/budget.js";
 import { settleAnswered } from "../../store/calls.js";
-import { finishLoad } from "../../store/loads.js";
 import { inputScope, resolveInput, staticInput } from "../define/inputs.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import { unusualIdentifiers } from "../extract/identifiers.js";
@@ -9,7 +8,7 @@ import { dropOtherRuns } from "../load/write-rows.js";
 import { runReportCalls } from "../reports/index.js";
 import { type CallsToMake, openCallRun } from "./call-run.js";
 import { itemsLoaded, partitionFresh, reuseFreshItems } from "./item-reuse.js";
-import { loadOf } from "./load-ids.js";
+import { endLoad } from "./load-ids.js";
 import { callWorker } from "./one-call.js";
 import { plannedCallsText } from "./plan.js";
 import type { Compiled } from "./prepare.js";
@@ -70,7 +69,7 @@ export async function runPipeline(s: RunSession, env: RunEnv, c: Compiled): Prom
     const { runId, counters, failures, state, report, signal } = s;
     const run = { runId, counters, failures, state, report, signal, calls: [...calls], ceilings };
     await runReportCalls({ ...run, ...c, prices: env.prices, warehouse: s.warehouse, client: env.client });
-    return finishLoad(s.warehouse, await loadOf(s, c.pipeline.name));
+    return endLoad(s, c.pipeline.name);
   }
   const outcome = await runCalls({ s, env, c, factory, calls, ceilings, items });
   await finishPipeline(s, env, c, outcome);
@@ -91,7 +90,7 @@ export async function finishPipeline(
   o: CallsOutcome,
 ): Promise<void> {
   endQuality(s, c.pipeline, qualityRule(env, c.pipeline), o.seen);
-  await finishLoad(s.warehouse, await loadOf(s, c.pipeline.name));
+  await endLoad(s, c.pipeline.name);
   if (c.mapping.mode === "replace" && o.complete && !s.state.stop) {
     await s.warehouse.db.transaction().execute(async (trx) => {
       for (const t of [c.mapping.table, ...c.mapping.children]) await dropOtherRuns(trx, t.name, s.runId);

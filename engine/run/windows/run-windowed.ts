@@ -1,7 +1,6 @@
-import { finishLoad } from "../../../store/loads.js";
 import { resolveInput, staticInput } from "../../define/inputs.js";
 import type { CallPlan } from "../../extract/planned-calls.js";
-import { loadOf } from "../load-ids.js";
+import { endLoad } from "../load-ids.js";
 import type { Compiled } from "../prepare.js";
 import { mergeSeen, type QualitySeen } from "../quality.js";
 import { finishPipeline, pipelineCeilings, type RunEnv, runCalls } from "../run-pipeline.js";
@@ -59,7 +58,7 @@ export async function runWindowedPipeline(s: RunSession, env: RunEnv, c: Compile
     complete = out.complete && complete;
   }
   // A report pipeline ends as runPipeline ends one: its load finished.
-  if (p.report) await finishLoad(s.warehouse, await loadOf(s, p.name));
+  if (p.report) await endLoad(s, p.name);
   else await finishPipeline(s, env, c, { seen: mergeSeen(seen), complete });
 }
 

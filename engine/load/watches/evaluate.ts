@@ -1,0 +1,121 @@
+import type { Kysely } from "kysely";
+import type { AnyDB } from "../../../connectors/warehouse/open.js";
+import type { WatchSpec } from "../../../schema/watch.js";
+import { writeEachAlert } from "../../../store/alert-events.js";
+import { type AlertDraft, insertAlerts, lastAlerted } from "../../../store/alerts.js";
+import { watchedKeys, watchesOfTable } from "../../../store/watches.js";
+import type { CompiledMapping } from "../../normalize/mapping.js";
+import type { NewVersion } from "../history.js";
+import { type KeyChange, matchChange } from "./match.js";
+import { changesOf, keyTextOf } from "./versions.js";
+
+type Versioned = Pick<CompiledMapping, "table" | "children" | "volatile">;
+
+interface Watcher {
+  name: string;
+  spec: WatchSpec;
+}
+
+/** Which load wrote the versions, and which run it belongs to. */
+export interface LoadOf {
+  loadId: number;
+  runId: string;
+}
+
+/**
+ * Inside the transaction that wrote a history table's new versions: each watch of the table that
+ * names a changed key (or every key) and whose condition the change meets gets an alert row, and
+ * — when it sends each alert on its own — its outbox event, all committed with the rows or not at
+ * all. Reads only what the load wrote: no API call. Returns the alerts recorded.
+ */
+export async function alertOnVersions(
+  db: Kysely<AnyDB>,
+  m: Versioned,
+  versions: readonly NewVersion[],
+  load: LoadOf,
+): Promise<number> {
+  if (!versions.length) return 0;
+  const watches = await watchesOfTable(db, m.table.name);
+  if (!watches.length) return 0;
+  const interested = await watchersByKey(db, m, watches, versions);
+  if (!interested.size) return 0;
+  const changes = await changesOf(
+    db,
+    m,
+    versions.filter((v) => interested.has(keyTextOf(m.table)(v.parent))),
+  );
+  const at = new Map(versions.map((v) => [keyTextOf(m.table)(v.parent), v.from]));
+  let recorded = 0;
+  for (const w of watches) {
+    const drafts: AlertDraft[] = [];
+    for (const [key, list] of changes) {
+      if (!interested.get(key)?.includes(w.name)) continue;
+      drafts.push(...draftsOf(w, m.table.name, list, { ...load, changedAt: at.get(key)! }));
+    }
+    if (!drafts.length) continue;
+    const fresh = await insertAlerts(db, await withCooldown(db, w, drafts));
+    await writeEachAlert(db, w.spec, fresh);
+    recorded += fresh.length;
+  }
+  return recorded;
+}
+
+/** Changed key → the watches that look at it (every key, or a key they name). */
+async function watchersByKey(
+  db: Kysely<AnyDB>,
+  m: Versioned,
+  watches: readonly Watcher[],
+  versions: readonly NewVersion[],
+): Promise<Map<string, string[]>> {
+  const keyText = keyTextOf(m.table);
+  const keys = versions.map((v) => keyText(v.parent));
+  const named = watches.filter((w) => !w.spec.allKeys).map((w) => w.name);
+  // A key of several columns is named by its JSON text, or by any one of its values.
+  const parts = (key: string): string[] =>
+    m.table.key.length > 1 ? [key, ...(JSON.parse(key) as string[])] : [key];
+  const found = await watchedKeys(db, named, [...new Set(keys.flatMap(parts))]);
+  const out = new Map<string, string[]>();
+  for (const key of keys) {
+    const names = watches
+      .filter((w) => w.spec.allKeys || parts(key).some((p) => found.get(w.name)?.has(p)))
+      .map((w) => w.name);
+    if (names.length) out.set(key, names);
+  }
+  return out;
+}
+
+function draftsOf(
+  w: Watcher,
+  table: string,
+  changes: readonly KeyChange[],
+  o: LoadOf & { changedAt: string },
+): AlertDraft[] {
+  return changes.flatMap((c) => {
+    const m = matchChange(w.spec, c);
+    if (!m) return [];
+    return [
+      {
+        watch: w.name,
+        table,
+        key: c.key,
+        ...m,
+        loadId: o.loadId,
+        runId: o.runId,
+        changedAt: o.changedAt,
+        suppressed: false,
+      },
+    ];
+  });
+}
+
+/** A key that alerted within the watch's cooldown before this change: its alerts are kept, marked suppressed. */
+async function withCooldown(db: Kysely<AnyDB>, w: Watcher, drafts: AlertDraft[]): Promise<AlertDraft[]> {
+  const cooldown = w.spec.notify.cooldownMs;
+  if (!cooldown) return drafts;
+  const last = await lastAlerted(db, w.name, [...new Set(drafts.map((d) => d.key))]);
+  return drafts.map((d) => {
+    const before = last.get(d.key);
+    const within = before !== undefined && Date.parse(d.changedAt) - before < cooldown;
+    return within ? { ...d, suppressed: true } : d;
+  });
+}

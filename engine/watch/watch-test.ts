@@ -1,0 +1,70 @@
+import type { Warehouse } from "../../connectors/warehouse/open.js";
+import { ValidationError } from "../../core/errors.js";
+import type { AlertDraft } from "../../store/alerts.js";
+import { keysOfWatch, listWatches, type WatchRow } from "../../store/watches.js";
+import { type KeyChange, matchChange } from "../load/watches/match.js";
+import { readChanges } from "../publish/changes.js";
+
+/** A watch by name, or a ValidationError naming the watches there are. */
+export async function watchNamed(w: Warehouse, name: string, source: string): Promise<WatchRow> {
+  const all = await listWatches(w.db);
+  const found = all.find((x) => x.name === name);
+  if (found) return found;
+  const known = all.length
+    ? `; watches: ${all.map((x) => x.name).join(", ")}`
+    : "; there is none (skillsync watch add)";
+  throw new ValidationError(source, [{ path: ["name"], message: `no watch named "${name}"${known}` }]);
+}
+
+/**
+ * What a watch would have alerted on for the changes already in its table (since a load or a
+ * date; default all of them), read from the `<table>_changes` view. Records and sends nothing
+ * (`watch test`); `watch add --backfill` records these. A child row that appeared shows here as its
+ * table's row count changing.
+ */
+export async function wouldAlert(w: Warehouse, watch: WatchRow, since?: string): Promise<AlertDraft[]> {
+  const rows = await readChanges(w, { table: watch.table, since });
+  const keys = watch.spec.allKeys ? undefined : new Set(await keysOfWatch(w.db, watch.name));
+  const out: AlertDraft[] = [];
+  for (const r of rows) {
+    const c = changeOf(r);
+    if (keys && !named(c.key, keys)) continue;
+    const m = matchChange(watch.spec, c);
+    if (!m) continue;
+    out.push({
+      watch: watch.name,
+      table: watch.table,
+      key: c.key,
+      ...m,
+      loadId: Number(r["load_id"]),
+      runId: null,
+      changedAt: new Date(
+        r["changed_at"] instanceof Date ? r["changed_at"] : String(r["changed_at"]),
+      ).toISOString(),
+      suppressed: false,
+    });
+  }
+  return out;
+}
+
+const VIEW = new Set(["change", "column_name", "old_value", "new_value", "load_id", "changed_at"]);
+
+function changeOf(r: Record<string, unknown>): KeyChange {
+  const keyValues = Object.keys(r)
+    .filter((k) => !VIEW.has(k))
+    .map((k) => (r[k] === null || r[k] === undefined ? null : String(r[k])));
+  const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
+  return {
+    key: keyValues.length === 1 ? (keyValues[0] ?? "") : JSON.stringify(keyValues),
+    change: r["change"] === "added" ? "added" : "changed",
+    column: text(r["column_name"]),
+    old: text(r["old_value"]),
+    new: text(r["new_value"]),
+  };
+}
+
+function named(key: string, keys: ReadonlySet<string>): boolean {
+  if (keys.has(key)) return true;
+  if (!key.startsWith("[")) return false;
+  return (JSON.parse(key) as (string | null)[]).some((v) => v !== null && keys.has(v));
+}

@@ -1,0 +1,143 @@
+import { createHash } from "node:crypto";
+import type { Kysely } from "kysely";
+import type { AnyDB, Warehouse } from "../connectors/warehouse/open.js";
+
+/** One match of a watch: which key, what changed (old → new as text), and the load that changed it. */
+export interface AlertDraft {
+  watch: string;
+  table: string;
+  key: string;
+  /** The column or child table; null for a key's first version. */
+  column: string | null;
+  change: "changed" | "appeared";
+  old: string | null;
+  new: string | null;
+  loadId: number;
+  runId: string | null;
+  changedAt: string;
+  /** Within the watch's cooldown for this key: recorded, not sent. */
+  suppressed: boolean;
+}
+
+/** An alert as recorded, with its stable id (what receivers deduplicate on). */
+export interface Alert extends AlertDraft {
+  id: string;
+  createdAt: string;
+}
+
+/** The stable id of an alert: the same match found twice (a resumed load, two loads at once) is one alert. */
+const alertIdOf = (a: Pick<AlertDraft, "watch" | "key" | "column" | "loadId" | "change">): string =>
+  `al_${createHash("sha256")
+    .update([a.watch, a.key, a.column ?? "", String(a.loadId), a.change].join("\n"))
+    .digest("hex")
+    .slice(0, 24)}`;
+
+/** Records matches inside the load's transaction; a match already recorded stays as it was. Returns the new ones. */
+export async function insertAlerts(db: Kysely<AnyDB>, drafts: readonly AlertDraft[]): Promise<Alert[]> {
+  const now = new Date().toISOString();
+  const alerts = drafts.map((d) => ({ ...d, id: alertIdOf(d), createdAt: now }));
+  const fresh: Alert[] = [];
+  for (const a of alerts) {
+    const r = await db
+      .insertInto("skillsync_alerts")
+      .values(rowOf(a))
+      .onConflict((oc) => oc.column("alert_id").doNothing())
+      .executeTakeFirst();
+    if (Number(r.numInsertedOrUpdatedRows ?? 0)) fresh.push(a);
+  }
+  return fresh;
+}
+
+function rowOf(a: Alert) {
+  return {
+    alert_id: a.id,
+    watch: a.watch,
+    table_name: a.table,
+    key_text: a.key,
+    column_name: a.column,
+    change: a.change,
+    old_value: a.old,
+    new_value: a.new,
+    load_id: a.loadId,
+    run_id: a.runId,
+    changed_at: a.changedAt,
+    created_at: a.createdAt,
+    suppressed: a.suppressed ? 1 : 0,
+  };
+}
+
+/** For a cooldown: when each of these keys last alerted (not suppressed) for this watch. */
+export async function lastAlerted(
+  db: Kysely<AnyDB>,
+  watch: string,
+  keys: readonly string[],
+): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (let i = 0; i < keys.length; i += 500) {
+    const rows = await db
+      .selectFrom("skillsync_alerts")
+      .select(["key_text"])
+      .select((eb) => eb.fn.max("changed_at").as("at"))
+      .where("watch", "=", watch)
+      .where("suppressed", "=", 0)
+      .where("key_text", "in", keys.slice(i, i + 500))
+      .groupBy("key_text")
+      .execute();
+    for (const r of rows) out.set(String(r.key_text), timeOf(r.at));
+  }
+  return out;
+}
+
+const timeOf = (v: unknown) => (v instanceof Date ? v.getTime() : Date.parse(String(v)));
+const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : new Date(timeOf(v)).toISOString());
+
+/** Which alerts to list: since a date or a load, of one watch, of one load. */
+export interface AlertQuery {
+  sinceDate?: string | undefined;
+  afterLoad?: number | undefined;
+  loadId?: number | undefined;
+  watch?: string | undefined;
+  /** Suppressed ones too (cooldown). */
+  withSuppressed?: boolean | undefined;
+  limit?: number | undefined;
+}
+
+/** Alerts, oldest first. */
+export async function listAlerts(db: Kysely<AnyDB>, q: AlertQuery = {}): Promise<Alert[]> {
+  let s = db.selectFrom("skillsync_alerts").selectAll().orderBy("id");
+  if (q.watch !== undefined) s = s.where("watch", "=", q.watch);
+  if (q.loadId !== undefined) s = s.where("load_id", "=", q.loadId);
+  if (q.afterLoad !== undefined) s = s.where("load_id", ">", q.afterLoad);
+  if (q.sinceDate !== undefined) s = s.where("changed_at", ">=", q.sinceDate);
+  if (!q.withSuppressed) s = s.where("suppressed", "=", 0);
+  if (q.limit !== undefined) s = s.limit(q.limit);
+  const rows = await s.execute();
+  return rows.map(alertOf);
+}
+
+function alertOf(r: Record<string, unknown>): Alert {
+  const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
+  return {
+    id: String(r["alert_id"]),
+    watch: String(r["watch"]),
+    table: String(r["table_name"]),
+    key: String(r["key_text"]),
+    column: text(r["column_name"]),
+    change: r["change"] === "appeared" ? "appeared" : "changed",
+    old: text(r["old_value"]),
+    new: text(r["new_value"]),
+    loadId: Number(r["load_id"]),
+    runId: text(r["run_id"]),
+    changedAt: iso(r["changed_at"]),
+    createdAt: iso(r["created_at"]),
+    suppressed: Number(r["suppressed"]) === 1,
+  };
+}
+
+/** The latest load that recorded an alert (`alerts --since last`), or null. */
+export async function lastAlertLoad(w: Warehouse, watch?: string): Promise<number | null> {
+  let q = w.db.selectFrom("skillsync_alerts").select((eb) => eb.fn.max("load_id").as("id"));
+  if (watch !== undefined) q = q.where("watch", "=", watch);
+  const r = await q.executeTakeFirst();
+  return r?.id === null || r?.id === undefined ? null : Number(r.id);
+}

@@ -1,0 +1,143 @@
+import type { Kysely } from "kysely";
+import type { AnyDB, Warehouse } from "../connectors/warehouse/open.js";
+import type { WatchSpec } from "../schema/watch.js";
+
+/** A watch as listed: its name, table, settings and when it was made. */
+export interface WatchRow {
+  name: string;
+  table: string;
+  spec: WatchSpec;
+  createdAt: string;
+  /** How many keys it names (0 with `spec.allKeys`). */
+  keys: number;
+}
+
+const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : String(v));
+
+/**
+ * Records a watch and its keys in one transaction. Returns false (nothing written) when the name
+ * is taken: two `watch add` of one name at once make one watch.
+ */
+export async function insertWatch(
+  w: Warehouse,
+  name: string,
+  spec: WatchSpec,
+  keys: readonly string[],
+): Promise<boolean> {
+  return w.transaction(async (tx) => {
+    const made = await tx.db
+      .insertInto("skillsync_watches")
+      .values({
+        name,
+        table_name: spec.table,
+        spec: JSON.stringify(spec),
+        created_at: new Date().toISOString(),
+      })
+      .onConflict((oc) => oc.column("name").doNothing())
+      .executeTakeFirst();
+    if (!Number(made.numInsertedOrUpdatedRows ?? 0)) return false;
+    const unique = [...new Set(keys)];
+    for (let i = 0; i < unique.length; i += 500) {
+      await tx.db
+        .insertInto("skillsync_watch_keys")
+        .values(unique.slice(i, i + 500).map((key_text) => ({ watch: name, key_text })))
+        .execute();
+    }
+    return true;
+  });
+}
+
+/** Removes a watch and its keys (its alerts stay: they happened). False when there is none. */
+export async function deleteWatch(w: Warehouse, name: string): Promise<boolean> {
+  return w.transaction(async (tx) => {
+    await tx.db.deleteFrom("skillsync_watch_keys").where("watch", "=", name).execute();
+    const r = await tx.db.deleteFrom("skillsync_watches").where("name", "=", name).executeTakeFirst();
+    return Number(r.numDeletedRows ?? 0) > 0;
+  });
+}
+
+/** Every watch (or those of one table), by name, with how many keys each names. */
+export async function listWatches(db: Kysely<AnyDB>, table?: string): Promise<WatchRow[]> {
+  let q = db
+    .selectFrom("skillsync_watches as w")
+    .select(["w.name", "w.table_name", "w.spec", "w.created_at"])
+    .select((eb) =>
+      eb
+        .selectFrom("skillsync_watch_keys as k")
+        .select(eb.fn.countAll().as("n"))
+        .whereRef("k.watch", "=", "w.name")
+        .as("keys"),
+    )
+    .orderBy("w.name");
+  if (table !== undefined) q = q.where("w.table_name", "=", table);
+  const rows = await q.execute();
+  return rows.map((r) => ({
+    name: String(r.name),
+    table: String(r.table_name),
+    spec: JSON.parse(String(r.spec)) as WatchSpec,
+    createdAt: iso(r.created_at),
+    keys: Number(r.keys ?? 0),
+  }));
+}
+
+/** The watches of one table, without counting their keys: read by every load transaction of that table. */
+export async function watchesOfTable(db: Kysely<AnyDB>, table: string): Promise<Omit<WatchRow, "keys">[]> {
+  const rows = await db
+    .selectFrom("skillsync_watches")
+    .select(["name", "table_name", "spec", "created_at"])
+    .where("table_name", "=", table)
+    .execute();
+  return rows.map((r) => ({
+    name: String(r.name),
+    table: String(r.table_name),
+    spec: JSON.parse(String(r.spec)) as WatchSpec,
+    createdAt: iso(r.created_at),
+  }));
+}
+
+/** Of these watches, which name which of these keys: watch → its keys among them. */
+export async function watchedKeys(
+  db: Kysely<AnyDB>,
+  watches: readonly string[],
+  keys: readonly string[],
+): Promise<Map<string, Set<string>>> {
+  const out = new Map<string, Set<string>>();
+  if (!watches.length || !keys.length) return out;
+  for (let i = 0; i < keys.length; i += 500) {
+    const rows = await db
+      .selectFrom("skillsync_watch_keys")
+      .select(["watch", "key_text"])
+      .where("watch", "in", [...watches])
+      .where("key_text", "in", keys.slice(i, i + 500))
+      .execute();
+    for (const r of rows) {
+      const set = out.get(String(r.watch)) ?? new Set<string>();
+      set.add(String(r.key_text));
+      out.set(String(r.watch), set);
+    }
+  }
+  return out;
+}
+
+/** The keys a watch names, in order (for `watch list --json`, the add-on and `watch test`). */
+export async function keysOfWatch(db: Kysely<AnyDB>, name: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom("skillsync_watch_keys")
+    .select("key_text")
+    .where("watch", "=", name)
+    .orderBy("key_text")
+    .execute();
+  return rows.map((r) => String(r.key_text));
+}
+
+/** Where every watch sends (the delivering processes resolve these): webhook references and e-mail addresses. */
+export async function listWatchNotify(w: Warehouse): Promise<{ urlRefs: string[]; emails: string[] }> {
+  const rows = await w.db.selectFrom("skillsync_watches").select("spec").execute();
+  const urlRefs = new Set<string>();
+  const emails = new Set<string>();
+  for (const spec of rows.map((r) => JSON.parse(String(r.spec)) as WatchSpec)) {
+    if (spec.notify.url?.startsWith("env:")) urlRefs.add(spec.notify.url);
+    for (const e of spec.notify.email) emails.add(e.toLowerCase());
+  }
+  return { urlRefs: [...urlRefs], emails: [...emails] };
+}
