@@ -1,5 +1,7 @@
 import { writeLoadDigests } from "../../store/alert-events.js";
 import { finishLoad, openLoad } from "../../store/loads.js";
+import type { LoadedPipeline } from "../define/pipeline-file.js";
+import { alertOnViews } from "../load/watches/view-watches.js";
 import type { RunSession } from "./session.js";
 
 // One lookup per pipeline and session: a windowed pipeline runs its calls once per window.
@@ -23,12 +25,17 @@ export function loadOf(s: RunSession, pipeline: string): Promise<number> {
 }
 
 /**
- * A pipeline's part of the run has ended (however it ended, here or on the workers): its watches'
- * digests of this load go to the outbox — once, whoever ends it and however often — and the load
+ * A pipeline's part of the run has ended (however it ended, here or on the workers): the watches
+ * of its change views see the load's rows, the watches' digests of this load go to the outbox — once, whoever ends it and however often — and the load
  * is marked finished.
  */
-export async function endLoad(s: RunSession, pipeline: string): Promise<void> {
-  const id = await loadOf(s, pipeline);
+export async function endLoad(s: RunSession, pipeline: LoadedPipeline): Promise<void> {
+  const id = await loadOf(s, pipeline.name);
+  await alertOnViews(
+    s.warehouse,
+    pipeline.views.map((v) => v.name),
+    { loadId: id, runId: s.runId },
+  );
   await writeLoadDigests(s.warehouse, id);
   await finishLoad(s.warehouse, id);
 }

@@ -69,7 +69,7 @@ export async function runPipeline(s: RunSession, env: RunEnv, c: Compiled): Prom
     const { runId, counters, failures, state, report, signal } = s;
     const run = { runId, counters, failures, state, report, signal, calls: [...calls], ceilings };
     await runReportCalls({ ...run, ...c, prices: env.prices, warehouse: s.warehouse, client: env.client });
-    return endLoad(s, c.pipeline.name);
+    return endLoad(s, c.pipeline);
   }
   const outcome = await runCalls({ s, env, c, factory, calls, ceilings, items });
   await finishPipeline(s, env, c, outcome);
@@ -90,7 +90,7 @@ export async function finishPipeline(
   o: CallsOutcome,
 ): Promise<void> {
   endQuality(s, c.pipeline, qualityRule(env, c.pipeline), o.seen);
-  await endLoad(s, c.pipeline.name);
+  await endLoad(s, c.pipeline);
   if (c.mapping.mode === "replace" && o.complete && !s.state.stop) {
     await s.warehouse.db.transaction().execute(async (trx) => {
       for (const t of [c.mapping.table, ...c.mapping.children]) await dropOtherRuns(trx, t.name, s.runId);

@@ -71,9 +71,9 @@ function conditionIssues(t: WatchedTable, file: WatchFile): Issue[] {
   const numericBy = (["fell_by", "rose_by"] as const).filter((k) => when[k] !== undefined);
   if (!numericBy.length) return [];
   const watched = file.columns ?? [...t.columns.keys()];
+  // A column whose type the database does not tell (a view's, on SQLite) may hold numbers.
   const numeric = watched.filter(
-    (c) =>
-      NUMERIC.has(String(t.columns.get(c))) || (t.columns.get(c) === undefined && t.children.includes(c)),
+    (c) => t.columns.get(c) === undefined || NUMERIC.has(String(t.columns.get(c))),
   );
   const text = (file.columns ?? []).filter((c) => !numeric.includes(c));
   if (text.length || !numeric.length) {

@@ -2,6 +2,7 @@ import type { Warehouse } from "../../connectors/warehouse/open.js";
 import { didYouMean, type Issue } from "../../core/errors.js";
 import type { ColumnType } from "../../schema/table.js";
 import { changesView } from "../load/history-views.js";
+import { changeViewShape } from "../load/watches/view-watches.js";
 import { CHILDREN_HASH, META_COLUMNS, VERSION_COLUMNS, VERSION_HASH } from "../normalize/mapping.js";
 import { tableColumns, userTables } from "../publish/read-table.js";
 
@@ -27,13 +28,17 @@ const NOT_CONTENT = new Set<string>([
 export async function watchedTable(w: Warehouse, table: string): Promise<WatchedTable | Issue> {
   const tables = await userTables(w);
   const history = tables.filter((t) => t.endsWith("_changes")).map((t) => t.slice(0, -"_changes".length));
+  if (tables.includes(table) && !tables.includes(changesView(table))) {
+    const asView = await changeView(w, table);
+    if (asView) return asView;
+  }
   if (!tables.includes(table) || !tables.includes(changesView(table))) {
     const known = history.length
       ? `; history tables here: ${history.join(", ")}`
       : "; load one first (records.mode: history)";
     return {
       path: ["table"],
-      message: `"${table}" is not a table that keeps history${didYouMean(table, history)}${known}`,
+      message: `"${table}" is neither a table that keeps history nor a change view (load_id and previous_<column>, as marketplace_price_history)${didYouMean(table, history)}${known}`,
     };
   }
   const view = await tableColumns(w, changesView(table));
@@ -44,6 +49,17 @@ export async function watchedTable(w: Warehouse, table: string): Promise<Watched
       .map((c) => [c.name, c.type] as const),
   );
   return { name: table, key, columns, children: await childTables(w, tables, table, key) };
+}
+
+/** A view that says per load what moved (marketplace_price_history): its pairs are its columns. */
+async function changeView(w: Warehouse, name: string): Promise<WatchedTable | undefined> {
+  const cols = await tableColumns(w, name);
+  const shape = changeViewShape(cols.map((c) => c.name));
+  if (!shape) return undefined;
+  const columns = new Map(
+    cols.filter((c) => shape.pairs.includes(c.name)).map((c) => [c.name, c.type] as const),
+  );
+  return { name, key: shape.key, columns, children: [] };
 }
 
 const CHANGE_VIEW_COLUMNS = new Set([

@@ -2,8 +2,12 @@ import type { Warehouse } from "../../connectors/warehouse/open.js";
 import { ValidationError } from "../../core/errors.js";
 import type { AlertDraft } from "../../store/alerts.js";
 import { keysOfWatch, listWatches, type WatchRow } from "../../store/watches.js";
+import { readWarehouse } from "../define/warehouse-reads.js";
+import { changesView } from "../load/history-views.js";
 import { type KeyChange, matchChange } from "../load/watches/match.js";
+import { changesOfRows, changeViewShape } from "../load/watches/view-watches.js";
 import { readChanges } from "../publish/changes.js";
+import { userTables } from "../publish/read-table.js";
 
 /** A watch by name, or a ValidationError naming the watches there are. */
 export async function watchNamed(w: Warehouse, name: string, source: string): Promise<WatchRow> {
@@ -23,11 +27,12 @@ export async function watchNamed(w: Warehouse, name: string, source: string): Pr
  * table's row count changing.
  */
 export async function wouldAlert(w: Warehouse, watch: WatchRow, since?: string): Promise<AlertDraft[]> {
-  const rows = await readChanges(w, { table: watch.table, since });
+  const rows = (await userTables(w)).includes(changesView(watch.table))
+    ? (await readChanges(w, { table: watch.table, since })).map((r) => ({ r, c: changeOf(r) }))
+    : await viewChanges(w, watch.table, since);
   const keys = watch.spec.allKeys ? undefined : new Set(await keysOfWatch(w.db, watch.name));
   const out: AlertDraft[] = [];
-  for (const r of rows) {
-    const c = changeOf(r);
+  for (const { r, c } of rows) {
     if (keys && !named(c.key, keys)) continue;
     const m = matchChange(watch.spec, c);
     if (!m) continue;
@@ -45,6 +50,33 @@ export async function wouldAlert(w: Warehouse, watch: WatchRow, since?: string):
     });
   }
   return out;
+}
+
+/** A change view's rows after a load (all of them without `since`), as changes. */
+async function viewChanges(w: Warehouse, view: string, since?: string) {
+  const shape = changeViewShape((await w.adapter.columns(w.db, view)).map((c) => c.name));
+  if (!shape) return [];
+  if (since !== undefined && !/^\d+$/.test(since))
+    throw new ValidationError("--since", [
+      {
+        path: [],
+        message: `a change view's changes are picked by load id (a number), not "${since.slice(0, 40)}"`,
+      },
+    ]);
+  let q = w.db.selectFrom(view).selectAll().orderBy("load_id");
+  if (since !== undefined) q = q.where("load_id", ">", Number(since));
+  const compiled = q.compile();
+  const rows = await readWarehouse(w, compiled.sql, {
+    params: compiled.parameters,
+    source: `changes of ${view}`,
+    maxRows: 500_000,
+  });
+  return rows.flatMap((r) => {
+    const { changes, at } = changesOfRows([r], shape);
+    return [...changes.values()]
+      .flat()
+      .map((c) => ({ r: { load_id: r["load_id"], changed_at: at.get(c.key) }, c }));
+  });
 }
 
 const VIEW = new Set(["change", "column_name", "old_value", "new_value", "load_id", "changed_at"]);

@@ -11,12 +11,12 @@ import { changesOf, keyTextOf } from "./versions.js";
 
 type Versioned = Pick<CompiledMapping, "table" | "children" | "volatile">;
 
-interface Watcher {
+export interface Watcher {
   name: string;
   spec: WatchSpec;
 }
 
-/** Which load wrote the versions, and which run it belongs to. */
+/** Which load made the changes, and which run it belongs to. */
 export interface LoadOf {
   loadId: number;
   runId: string;
@@ -37,20 +37,44 @@ export async function alertOnVersions(
   if (!versions.length) return 0;
   const watches = await watchesOfTable(db, m.table.name);
   if (!watches.length) return 0;
-  const interested = await watchersByKey(db, m, watches, versions);
+  const keyText = keyTextOf(m.table);
+  const interested = await interestedWatches(
+    db,
+    watches,
+    versions.map((v) => keyText(v.parent)),
+    m.table.key.length > 1,
+  );
   if (!interested.size) return 0;
   const changes = await changesOf(
     db,
     m,
-    versions.filter((v) => interested.has(keyTextOf(m.table)(v.parent))),
+    versions.filter((v) => interested.has(keyText(v.parent))),
   );
-  const at = new Map(versions.map((v) => [keyTextOf(m.table)(v.parent), v.from]));
+  const at = new Map(versions.map((v) => [keyText(v.parent), v.from]));
+  return recordMatches(db, m.table.name, watches, { interested, changes, at }, load);
+}
+
+/** What a load changed in one watched table or view: per key its changes, when, and who watches it. */
+export interface Changed {
+  interested: Map<string, string[]>;
+  changes: Map<string, KeyChange[]>;
+  at: Map<string, string>;
+}
+
+/** Each watch's matches among the changes, recorded (cooldown applied) with their events; returns how many. */
+export async function recordMatches(
+  db: Kysely<AnyDB>,
+  table: string,
+  watches: readonly Watcher[],
+  c: Changed,
+  load: LoadOf,
+): Promise<number> {
   let recorded = 0;
   for (const w of watches) {
     const drafts: AlertDraft[] = [];
-    for (const [key, list] of changes) {
-      if (!interested.get(key)?.includes(w.name)) continue;
-      drafts.push(...draftsOf(w, m.table.name, list, { ...load, changedAt: at.get(key)! }));
+    for (const [key, list] of c.changes) {
+      if (!c.interested.get(key)?.includes(w.name)) continue;
+      drafts.push(...draftsOf(w, table, list, { ...load, changedAt: c.at.get(key)! }));
     }
     if (!drafts.length) continue;
     const fresh = await insertAlerts(db, await withCooldown(db, w, drafts));
@@ -60,19 +84,18 @@ export async function alertOnVersions(
   return recorded;
 }
 
-/** Changed key → the watches that look at it (every key, or a key they name). */
-async function watchersByKey(
+/**
+ * Changed key → the watches that look at it (every key, or a key they name). A key of several
+ * columns (`multi`) is named by its JSON text, or by any one of its values.
+ */
+export async function interestedWatches(
   db: Kysely<AnyDB>,
-  m: Versioned,
   watches: readonly Watcher[],
-  versions: readonly NewVersion[],
+  keys: readonly string[],
+  multi: boolean,
 ): Promise<Map<string, string[]>> {
-  const keyText = keyTextOf(m.table);
-  const keys = versions.map((v) => keyText(v.parent));
   const named = watches.filter((w) => !w.spec.allKeys).map((w) => w.name);
-  // A key of several columns is named by its JSON text, or by any one of its values.
-  const parts = (key: string): string[] =>
-    m.table.key.length > 1 ? [key, ...(JSON.parse(key) as string[])] : [key];
+  const parts = (key: string): string[] => (multi ? [key, ...(JSON.parse(key) as string[])] : [key]);
   const found = await watchedKeys(db, named, [...new Set(keys.flatMap(parts))]);
   const out = new Map<string, string[]>();
   for (const key of keys) {

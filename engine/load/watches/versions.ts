@@ -40,13 +40,26 @@ export async function changesOf(
   const out = new Map<string, KeyChange[]>();
   if (!versions.length) return out;
   const froms = [...new Set(versions.map((v) => v.from))];
-  const parents = await rowsAround(db, m.table, m.table, versions, froms);
-  const kids = await Promise.all(m.children.map((c) => rowsAround(db, c, m.table, versions, froms)));
+  // Grouped by key once: looking each version's rows up in the whole list was quadratic (issue 46's bench).
+  const byKey = (rows: Row[]) => {
+    const grouped = new Map<string, Row[]>();
+    for (const r of rows) {
+      const k = keyText(r);
+      const list = grouped.get(k);
+      if (list) list.push(r);
+      else grouped.set(k, [r]);
+    }
+    return grouped;
+  };
+  const parents = byKey(await rowsAround(db, m.table, m.table, versions, froms));
+  const kids = (await Promise.all(m.children.map((c) => rowsAround(db, c, m.table, versions, froms)))).map(
+    byKey,
+  );
   for (const v of versions) {
     const key = keyText(v.parent);
     const at = Date.parse(v.from);
-    const pick = (rows: Row[], col: "valid_from" | "valid_to") =>
-      rows.filter((r) => keyText(r) === key && timeOf(r[col]) === at);
+    const pick = (rows: Map<string, Row[]>, col: "valid_from" | "valid_to") =>
+      (rows.get(key) ?? []).filter((r) => timeOf(r[col]) === at);
     const [now] = pick(parents, "valid_from");
     const [before] = pick(parents, "valid_to");
     if (!now) continue;

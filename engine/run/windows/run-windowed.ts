@@ -58,7 +58,7 @@ export async function runWindowedPipeline(s: RunSession, env: RunEnv, c: Compile
     complete = out.complete && complete;
   }
   // A report pipeline ends as runPipeline ends one: its load finished.
-  if (p.report) await endLoad(s, p.name);
+  if (p.report) await endLoad(s, p);
   else await finishPipeline(s, env, c, { seen: mergeSeen(seen), complete });
 }
 
