@@ -8,6 +8,9 @@ function onOpen() {
     .addItem('Schedule this tab…', 'showScheduleDialog')
     .addItem('Load a table…', 'showLoadDialog')
     .addSeparator()
+    .addItem('Watch these rows…', 'showWatchDialog')
+    .addItem('Show alerts', 'showAlerts')
+    .addSeparator()
     .addItem('Runs and credits', 'showRunsDialog')
     .addItem('Settings…', 'showSettingsDialog')
     .addToUi();

@@ -3,7 +3,7 @@
  * a tab of a history table's changes, the same changes as they stand now: "made by the latest load"
  * is then the latest load at the time of the refresh). A tab whose load is unfinished is continued
  * where it stopped instead of started over; a refresh that fails before its first page keeps the
- * tab's rows, and the header cell's note says why.
+ * tab's rows, and the header cell's note says why. The Alerts tab is refreshed as Show alerts does.
  */
 
 /** Menu item. */
@@ -12,6 +12,7 @@ function refreshThisTab() {
   const ui = SpreadsheetApp.getUi();
   const sheet = ss.getActiveSheet();
   try {
+    if (isAlertsTab_(sheet)) return showAlerts();
     const memo = tabMemory_(sheet);
     if (!memo) {
       throw fail_('Tab "' + sheet.getName() + '" was not filled by Skillsync, so there is nothing to refresh. ' +

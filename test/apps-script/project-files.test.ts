@@ -80,11 +80,14 @@ describe("the Apps Script project's files", () => {
       "Refresh this tab",
       "Schedule this tab…",
       "Load a table…",
+      "Watch these rows…",
+      "Show alerts",
       "Runs and credits",
       "Settings…",
     ]);
     for (const i of items) expect(publicFunctions).toContain(i.fn);
     expect(publicFunctions).toContain("skillsyncContinueLoads");
+    expect(publicFunctions).toContain("skillsyncRefreshAlerts");
     for (const { code } of gs) {
       for (const m of code.matchAll(/newTrigger\((\w+)\)/g))
         expect(code).toMatch(new RegExp(`const ${m[1]} = '(\\w+)'`));

@@ -235,7 +235,9 @@ export class GasProject {
     if (!next) return false;
     const wait = next.dueAt - this.clock.now();
     if (wait > 0) this.clock.advance(wait);
-    next.fired = true;
+    // A recurring trigger stays, due again one interval later.
+    if (next.everyMs === undefined) next.fired = true;
+    else next.dueAt += next.everyMs;
     return this.execute("trigger", next.handler, [{ triggerUid: next.uid, authMode: "FULL" }]);
   }
 

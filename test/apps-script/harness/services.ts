@@ -95,6 +95,8 @@ export interface FakeTrigger {
   dueAt: number;
   fired: boolean;
   deleted: boolean;
+  /** A recurring trigger (everyHours): due again this long after each firing. */
+  everyMs?: number;
 }
 
 /** ScriptApp's time-driven triggers, recorded so the test can fire them. */
@@ -116,9 +118,18 @@ export function fakeScriptApp(
       return {
         timeBased() {
           let dueAt = Number.NaN;
+          let everyMs: number | undefined;
           const builder = {
             after(ms: number) {
               dueAt = now() + ms;
+              return builder;
+            },
+            everyHours(n: number) {
+              // Apps Script takes these intervals only.
+              if (![1, 2, 4, 6, 8, 12].includes(n))
+                throw new Error("Exception: The value passed to everyHours must be 1, 2, 4, 6, 8 or 12.");
+              everyMs = n * 3600_000;
+              dueAt = now() + everyMs;
               return builder;
             },
             create() {
@@ -131,7 +142,14 @@ export function fakeScriptApp(
                 throw new Error("Exception: This script has too many triggers.");
               if (Number.isNaN(dueAt))
                 throw new Error("Exception: a time-based trigger needs after(), at() or every…()");
-              const t = { uid: randomUUID(), handler, dueAt, fired: false, deleted: false };
+              const t: FakeTrigger = {
+                uid: randomUUID(),
+                handler,
+                dueAt,
+                fired: false,
+                deleted: false,
+                ...(everyMs === undefined ? {} : { everyMs }),
+              };
               triggers.push(t);
               return view(t);
             },
