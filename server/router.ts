@@ -2,6 +2,7 @@ import { readChangesRoute } from "./changes-route.js";
 import { errorReply, type Reply } from "./http.js";
 import * as routes from "./routes.js";
 import * as schedules from "./schedule-routes.js";
+import * as watches from "./watch-routes.js";
 
 /** The endpoint a request's method and path name, answered; 404 or 405 when there is none. */
 export async function route(
@@ -44,6 +45,13 @@ export async function route(
       if (id === undefined && method === "POST") return schedules.postSchedule(ctx, body);
       if (id === undefined) return want("GET") ?? schedules.listSchedules(ctx, url.searchParams);
       return want("DELETE") ?? schedules.deleteSchedule(ctx, id);
+    case "watches":
+      if (id === undefined && method === "POST") return watches.postWatch(ctx, body);
+      if (id === undefined) return want("GET") ?? watches.getWatches(ctx);
+      return want("DELETE") ?? watches.deleteWatchRoute(ctx, id);
+    case "alerts":
+      if (id === undefined) return want("GET") ?? watches.getAlerts(ctx, url.searchParams);
+      break;
   }
   return errorReply(404, "NOT_FOUND", `no endpoint ${url.pathname}`);
 }
