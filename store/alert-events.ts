@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { AnyDB, Warehouse } from "../connectors/warehouse/open.js";
+import { redact } from "../core/redact.js";
 import type { WatchSpec } from "../schema/watch.js";
 import { type Alert, listAlerts } from "./alerts.js";
 import { eventIdOf, type OutboxTarget, targetHash, writeEvent } from "./outbox.js";
@@ -67,12 +68,21 @@ export async function writeLoadDigests(w: Warehouse, loadId: number): Promise<vo
   if (!alerts.length) return;
   const specs = new Map((await listWatches(w.db)).map((x) => [x.name, x.spec]));
   const byWatch = new Map<string, Alert[]>();
-  for (const a of alerts) byWatch.set(a.watch, [...(byWatch.get(a.watch) ?? []), a]);
+  for (const a of alerts) {
+    const list = byWatch.get(a.watch);
+    // Pushed, not copied: copying the list for each alert was quadratic in a watch's alerts.
+    if (list) list.push(a);
+    else byWatch.set(a.watch, [a]);
+  }
   await w.transaction(async (tx) => {
     for (const [watch, list] of byWatch) {
       const spec = specs.get(watch);
-      // A watch removed since, or one that sends otherwise: its alerts stay recorded.
-      if (!spec || spec.notify.digest !== "load") continue;
+      // A watch removed since, or one that sends each alert: its alerts stay recorded.
+      if (!spec || spec.notify.digest === "none") continue;
+      if (spec.notify.digest === "day") {
+        await addToDayDigest(tx.db, spec, watch, list);
+        continue;
+      }
       await writeEvent(tx.db, watchTargets(spec), {
         id: eventIdOf("alert.digest", watch, String(loadId)),
         kind: "alert.digest",
@@ -100,4 +110,66 @@ function digestPayload(
     alerts: alerts.slice(0, DIGEST_MAX).map(alertView),
     more: Math.max(0, alerts.length - DIGEST_MAX),
   };
+}
+
+/** The next midnight UTC after `now`: when a day's digest is due. */
+const nextMidnight = (now: Date) =>
+  new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1)).toISOString();
+
+/**
+ * `digest: day`: the load's alerts join the watch's message of the day (UTC), due at midnight —
+ * one event per (watch, day, target), its list grown by each load of the day while no deliverer
+ * has taken it. A load that ends after the day's message was taken gets a message of its own.
+ */
+export async function addToDayDigest(
+  db: Kysely<AnyDB>,
+  spec: WatchSpec,
+  watch: string,
+  alerts: readonly Alert[],
+  now = new Date(),
+): Promise<void> {
+  const targets = watchTargets(spec);
+  if (!targets.length || !alerts.length) return;
+  const day = now.toISOString().slice(0, 10);
+  const id = eventIdOf("alert.day", watch, day);
+  for (const { hash } of targets) {
+    const row = await db
+      .selectFrom("skillsync_outbox")
+      .select(["payload", "attempts"])
+      .where("event_id", "=", id)
+      .where("target", "=", hash)
+      .executeTakeFirst();
+    const taken = row !== undefined && Number(row.attempts) > 0;
+    const earlier =
+      row && !taken ? ((JSON.parse(String(row.payload)) as { alerts: Alert[] }).alerts ?? []) : [];
+    const all = [
+      ...new Map([...earlier, ...alerts.map(alertView)].map((a) => [a.id, a])).values(),
+    ] as Alert[];
+    const payload = redact(JSON.stringify(digestPayload(watch, all, { digest: "day", loadId: null, day })));
+    if (row && !taken) {
+      await db
+        .updateTable("skillsync_outbox")
+        .set({ payload })
+        .where("event_id", "=", id)
+        .where("target", "=", hash)
+        .where("attempts", "=", 0)
+        .execute();
+      continue;
+    }
+    await db
+      .insertInto("skillsync_outbox")
+      .values({
+        event_id: taken ? eventIdOf("alert.day", watch, day, alerts[0]!.id) : id,
+        target: hash,
+        // Not tied to a run: a message due at midnight must not hold back that run's other events.
+        run_id: null,
+        kind: "alert.digest",
+        payload,
+        created_at: now.toISOString(),
+        attempts: 0,
+        next_attempt_at: nextMidnight(now),
+      })
+      .onConflict((oc) => oc.columns(["event_id", "target"]).doNothing())
+      .execute();
+  }
 }
