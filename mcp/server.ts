@@ -7,6 +7,7 @@ import { registerPipelineTools } from "./tools/pipelines.js";
 import { registerRunTool } from "./tools/run.js";
 import { registerStatusTools } from "./tools/status.js";
 import { registerTableTools } from "./tools/tables.js";
+import { registerWatchTools } from "./tools/watches.js";
 
 const SERVER_INFO = { name: "skillsync", version: "0.1.0" };
 
@@ -16,6 +17,7 @@ const INSTRUCTIONS = [
   "To get more data: list_pipelines, then plan (free) to see the credits, then run with a maxCredits ceiling.",
   "All runs through this server share one credit total for its whole life; budget shows what is left.",
   "A run stopped at its ceiling keeps what it loaded and resumes when run again with the same params.",
+  "To be told what moved in a history table: create_watch (free), then list_alerts after later loads.",
 ].join(" ");
 
 export interface SkillsyncMcp {
@@ -49,6 +51,7 @@ export function createMcpServer(o: McpOptions): SkillsyncMcp {
   registerRunTool(server, ctx);
   registerTableTools(server, ctx);
   registerStatusTools(server, ctx);
+  registerWatchTools(server, ctx);
   registerTableResources(server, ctx);
   return { server, settled: () => ctx.exclusive(async () => {}) };
 }
