@@ -32,18 +32,31 @@ const alertIdOf = (a: Pick<AlertDraft, "watch" | "key" | "column" | "loadId" | "
     .digest("hex")
     .slice(0, 24)}`;
 
+/** 13 values a row: 6,500 bound values a statement, under SQLite's and Postgres's limits. */
+const ALERTS_PER_INSERT = 500;
+
 /** Records matches inside the load's transaction; a match already recorded stays as it was. Returns the new ones. */
 export async function insertAlerts(db: Kysely<AnyDB>, drafts: readonly AlertDraft[]): Promise<Alert[]> {
   const now = new Date().toISOString();
-  const alerts = drafts.map((d) => ({ ...d, id: alertIdOf(d), createdAt: now }));
+  // The same match twice in the drafts (two new child rows of one key) is one alert: the first.
+  const byId = new Map<string, Alert>();
+  for (const d of drafts) {
+    const id = alertIdOf(d);
+    if (!byId.has(id)) byId.set(id, { ...d, id, createdAt: now });
+  }
+  const alerts = [...byId.values()];
   const fresh: Alert[] = [];
-  for (const a of alerts) {
-    const r = await db
+  // Many rows a statement: one per alert was a round trip per alert on Postgres (issue 46's bench).
+  for (let i = 0; i < alerts.length; i += ALERTS_PER_INSERT) {
+    const chunk = alerts.slice(i, i + ALERTS_PER_INSERT);
+    const made = await db
       .insertInto("skillsync_alerts")
-      .values(rowOf(a))
+      .values(chunk.map(rowOf))
       .onConflict((oc) => oc.column("alert_id").doNothing())
-      .executeTakeFirst();
-    if (Number(r.numInsertedOrUpdatedRows ?? 0)) fresh.push(a);
+      .returning("alert_id")
+      .execute();
+    const ids = new Set(made.map((r) => String(r.alert_id)));
+    fresh.push(...chunk.filter((a) => ids.has(a.id)));
   }
   return fresh;
 }
