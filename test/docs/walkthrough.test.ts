@@ -121,5 +121,11 @@ describe("README's five-minute walkthrough", () => {
     // "per patent: the column, old → new, and the load": a status moved in the week.
     expect(changes).toMatch(/ (legal_date|legal_status|simple_legal_status) +\S+ +\S+/);
     expect(changes).toMatch(/[1-9]\d* change\(s\)/);
+    // "the watch's alerts: each patent that moved": what `changes` listed for the week's load.
+    const alerts = seen.find((s) => s.startsWith("npx skillsync alerts"));
+    expect(alerts).toMatch(
+      / moved +[A-Z]{2}\d+[A-Z]\d? +(legal_date|legal_status|simple_legal_status|patent_legal_events) +/,
+    );
+    expect(alerts).toMatch(/[1-9]\d* alert\(s\)/);
   }, 60_000);
 });
