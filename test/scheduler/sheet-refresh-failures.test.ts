@@ -3,7 +3,7 @@ import { until } from "../helpers/until.js";
 import { BOOK, call, rowsOfRun, schedule, setUp, ticksOf } from "./sheet-serve.js";
 
 // What a sheet user sees when a refresh goes wrong. The same code runs on Postgres: the trial on both
-// databases is in sheet-schedules.test.ts.
+// databases is in sheet-schedules.processes.test.ts (run with the reliability suite).
 const every2s = { ...schedule, cron: "*/2 * * * * *" };
 
 describe("sheet schedules that fail (serve, SQLite)", () => {
