@@ -54,7 +54,8 @@ export async function startRun(o: StartRunOptions): Promise<StartedRun> {
   try {
     const summary = await makeRun(o);
     const outputs = o.outputs ? await pushOutputs(o, o.outputs.sheets, summary) : { pushes: [], lines: [] };
-    // ALERTS (issue 46): watches are evaluated here — after every load, whatever started it.
+    // Watches need nothing here: they are evaluated inside each load (engine/load/watches), so
+    // every front door, a worker and a resumed run alert alike; their events are delivered below.
     return { summary, outputs };
   } finally {
     if (o.deliverNow) await deliverWithin(o.warehouse, o.notify ?? [], undefined, o.deliverNow);
