@@ -65,11 +65,8 @@ export async function postWatch(ctx: RouteContext, body: string): Promise<Reply>
     made = await defineWatch(ctx.warehouse, name, file, { source: SOURCE });
   } catch (err) {
     if (!(err instanceof ValidationError) || !nameTaken(err.issues)) throw err;
-    return errorReply(
-      409,
-      "WATCH_EXISTS",
-      `a watch named "${name}" already exists: remove it first (DELETE /watches/${name}) or choose another name`,
-    );
+    const message = `a watch named "${name}" already exists: remove it first (DELETE /watches/${name}) or choose another name`;
+    return errorReply(409, "WATCH_EXISTS", message, [{ path: ["name"], message }]);
   }
   const backfilled = backfill ? await backfillWatch(ctx.warehouse, made) : 0;
   return reply(201, { watch: made, warnings: await watchWarnings(made.spec), backfilled });

@@ -208,6 +208,7 @@ for (const kind of WAREHOUSE_KINDS) {
         /a watch named "x" already exists: remove it first \(DELETE \/watches\/x\)/,
       );
       expect(taken.json.error.code).toBe("WATCH_EXISTS");
+      expect(taken.json.error.issues[0].path).toEqual(["name"]);
       expect((await t.call("GET", `/watches?${nonce()}`)).json.watches).toHaveLength(1);
 
       const badSince = await t.call("GET", "/alerts?since=yesterday");
