@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ENV_REF } from "./notify.js";
+import { webhookUrl } from "./notify.js";
 import { duration } from "./pipeline.js";
 
 /** How a watch's alerts are sent: one message per load, per day, or one per alert. */
@@ -33,15 +33,7 @@ const whenSchema = z.strictObject({
 });
 
 const notifySchema = z.strictObject({
-  url: z
-    .string()
-    .min(1)
-    .refine((u) => ENV_REF.test(u) || /^https?:\/\/[^\s]+$/i.test(u), {
-      message:
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: the message shows the ${NAME} form users write.
-        "is neither env:NAME, ${NAME} nor an http(s) URL (put the webhook URL in a variable: url: env:SLACK_WEBHOOK)",
-    })
-    .optional(),
+  url: webhookUrl.optional(),
   email: z
     .array(z.email({ message: "must be an e-mail address" }))
     .max(50)
