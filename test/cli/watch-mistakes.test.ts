@@ -75,7 +75,7 @@ describe("watch add mistakes", () => {
   it("an unknown table: its name, a did-you-mean and the history tables there", async () => {
     await refused(
       ["s1", "--table", "patent_legal_statuses", "--keys", patents[0]!],
-      /table: "patent_legal_statuses" is not a table that keeps history/,
+      /table: "patent_legal_statuses" is neither a table that keeps history nor a change view/,
       /did you mean "patent_legal_status"\?/,
       /history tables here: patent_legal_status/,
     );
