@@ -34,11 +34,15 @@ for (const kind of WAREHOUSE_KINDS) {
         const names = tools.map((t) => t.name).sort();
         expect(names).toEqual([
           "budget",
+          "create_watch",
           "describe_table",
+          "list_alerts",
           "list_pipelines",
           "list_tables",
+          "list_watches",
           "plan",
           "query",
+          "remove_watch",
           "run",
           "runs",
         ]);
