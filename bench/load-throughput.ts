@@ -46,7 +46,7 @@ interface Scratch {
   drop(): Promise<void>;
 }
 
-function scratch(pgUrl: string | undefined): Scratch {
+export function scratch(pgUrl: string | undefined): Scratch {
   if (!pgUrl) {
     const dir = mkdtempSync(join(tmpdir(), "skillsync-bench-"));
     const path = join(dir, "bench.db");

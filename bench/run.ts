@@ -3,13 +3,14 @@
  * machine. Every figure is the median of several runs. Progress goes to stderr, the table (or
  * JSON with --json) to stdout.
  *
- *   npm run bench -- [--json] [--pg URL] [--only load,saturation,overhead,memory,scaling,rate,export]
+ *   npm run bench -- [--json] [--pg URL] [--only load,saturation,overhead,memory,scaling,rate,export,watches]
  *                    [--runs 5] [--calls 20000] [--report-rows 1000000] [--patents 30000] [--latency 200]
  *                    [--concurrency 1,4,16,32] [--rounds 20] [--overhead-calls 2000]
  *                    [--market-pages 400] [--patent-batches 20] [--group 1,16]
  *                    [--workers 1,2,4] [--worker-concurrency 8] [--worker-rounds 50] [--cpu-bound-calls 2000]
  *                    [--rate-limit 20] [--rate-calls 600] [--rate-concurrency 8,32,64]
  *                    [--wide-concurrency 64] [--wide-latency 1000] [--export-rows 1000000]
+ *                    [--watch-keys 10000] [--watches 100] [--watch-runs 3] [--watch-group 16]
  *   npm run bench -- --print result.json     (the table of a saved --json result)
  *
  * Postgres figures need a server: --pg URL, or SKILLSYNC_TEST_POSTGRES_URL / DATABASE_URL.
@@ -28,6 +29,7 @@ import { type SaturationFigure, saturation } from "./saturation.js";
 import { type ScalingFigure, scaling } from "./scaling.js";
 import { grouped } from "./stats.js";
 import { type BenchResult, table } from "./table.js";
+import { type WatchFigure, watchFigure } from "./watches.js";
 
 // The runner figures run in this process: set up as the CLI sets up its own.
 keepHeapSmall();
@@ -53,7 +55,7 @@ const envPg = [process.env["SKILLSYNC_TEST_POSTGRES_URL"], process.env["DATABASE
   /^postgres(ql)?:\/\//.test(u ?? ""),
 );
 const pgUrl = opt("pg", envPg ?? "") || undefined;
-const only = new Set(opt("only", "load,saturation,overhead,memory,scaling,rate,export").split(","));
+const only = new Set(opt("only", "load,saturation,overhead,memory,scaling,rate,export,watches").split(","));
 const runs = num("runs", 5);
 const settings = {
   runs,
@@ -83,6 +85,11 @@ const settings = {
   rateConcurrency: opt("rate-concurrency", "8,32,64").split(",").map(Number),
   // Figure 7: the rows of the SQLite table exported to Parquet.
   exportRows: num("export-rows", 1_000_000),
+  // Figure 8: a load changing this many keys of a history table, with this many watches on it.
+  watchKeys: num("watch-keys", 10_000),
+  watches: num("watches", 100),
+  watchRuns: num("watch-runs", 3),
+  watchGroup: num("watch-group", 16),
 };
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
@@ -115,6 +122,7 @@ const mem: MemoryFigure[] = [];
 const scale: ScalingFigure[] = [];
 const rate: RateLimitedFigure[] = [];
 const exported: ExportFigure[] = [];
+const watched: WatchFigure[] = [];
 
 if (only.has("load")) {
   log("1. load throughput: generating responses…");
@@ -220,6 +228,25 @@ if (only.has("export")) {
   exported.push(await exportFigure(script, settings.exportRows, log));
 }
 
+if (only.has("watches")) {
+  for (const db of databases) {
+    for (const mix of ["lists", "every-key"] as const) {
+      log(
+        `8. watches: ${settings.watches} (${mix}) on a history table, a load changing ${grouped(settings.watchKeys)} keys, ${settings.watchGroup} per transaction, ${db ? "postgres" : "sqlite"}: ${settings.watchRuns} runs, without and with alternating`,
+      );
+      watched.push(
+        await watchFigure(db, {
+          keys: settings.watchKeys,
+          watches: settings.watches,
+          mix,
+          group: settings.watchGroup,
+          runs: settings.watchRuns,
+        }),
+      );
+    }
+  }
+}
+
 const result: BenchResult = {
   machine,
   settings,
@@ -230,5 +257,6 @@ const result: BenchResult = {
   scaling: scale,
   rateLimited: rate,
   export: exported,
+  watches: watched,
 };
 console.log(flag("json") ? JSON.stringify(result, null, 2) : table(result));

@@ -8,6 +8,7 @@ import type { RateLimitedFigure } from "./rate-limited.js";
 import type { SaturationFigure } from "./saturation.js";
 import type { ScalingFigure } from "./scaling.js";
 import { grouped, mb, round, spread } from "./stats.js";
+import type { WatchFigure } from "./watches.js";
 
 export interface BenchResult {
   machine: { cores: number; cpu: string; node: string; postgres: string; date: string };
@@ -22,6 +23,8 @@ export interface BenchResult {
   rateLimited?: RateLimitedFigure[];
   /** Absent in results saved before `skillsync export`. */
   export?: ExportFigure[];
+  /** Absent in results saved before watches (issue 46). */
+  watches?: WatchFigure[];
 }
 
 export function table(r: BenchResult): string {
@@ -153,7 +156,37 @@ export function table(r: BenchResult): string {
     );
     lines.push("");
   }
+  watchTable(r.watches ?? [], row, lines);
   return lines.join("\n");
+}
+
+/** Figure 8 (issue 46): the load that changed every key, without and with the watches. */
+function watchTable(
+  figures: WatchFigure[],
+  row: (...cells: (string | number)[]) => void,
+  lines: string[],
+): void {
+  if (!figures.length) return;
+  lines.push(
+    `8. Watches: seconds of a load that changed all ${grouped(figures[0]!.keys)} keys of a history table, best of runs (target ≤ 1.10)`,
+  );
+  row("", "without", "with", "ratio", "each run", "alerts", "outcome");
+  for (const f of figures)
+    row(
+      `${f.database}, ${f.watches} watches, ${f.mix}, g = ${f.group}`,
+      round(f.withoutSeconds, 2),
+      round(f.withSeconds, 2),
+      round(f.ratio),
+      spread(f.runRatios),
+      grouped(f.alerts),
+      f.ratio <= 1.1 ? "met" : "not met",
+    );
+  lines.push(
+    "   without / with: the second load (its transactions and its end, where digests are written),",
+    "   alternating, each in a fresh warehouse; alerts: what the watched load recorded; lists: every",
+    "   watch names 500 keys; every-key: a tenth of the watches watch every key instead",
+    "",
+  );
 }
 
 /** Figure 3's second part (issue 31), for the figures that have it (SQLite, results saved since). */
