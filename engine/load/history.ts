@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
 import { adapterOf } from "../../connectors/warehouse/adapter.js";
-import { type BulkRow, keyOf, lastPerKey, type WarehouseTx } from "../../connectors/warehouse/bulk.js";
+import { keyOf, lastPerKey, type WarehouseTx } from "../../connectors/warehouse/bulk.js";
 import type { AnyDB } from "../../connectors/warehouse/open.js";
 import type { TableDef } from "../../schema/table.js";
 import {
@@ -62,7 +62,7 @@ export async function writeHistory(
   if (!parents.length) return counts;
   await adapterOf(tx.db).serialize(tx.db, `history:${m.table.name}`);
   const of = keyOf(key);
-  const kids = m.children.map((c) => byParent(rows.get(c.name) ?? [], of));
+  const kids = m.children.map((c) => groupRows(rows.get(c.name) ?? [], of));
   const current = await currentVersions(tx.db, m.table, parents);
   const newParents: Row[] = [];
   const newKids: Row[][] = m.children.map(() => []);
@@ -116,8 +116,9 @@ function fingerprint(value: unknown): string {
   return createHash("sha256").update(JSON.stringify(value)).digest("base64url").slice(0, 22);
 }
 
-function byParent(rows: readonly Row[], of: (r: BulkRow) => unknown): Map<unknown, Row[]> {
-  const out = new Map<unknown, Row[]>();
+/** Rows grouped by what `of` says of each (its key), in their order. */
+export function groupRows<K>(rows: readonly Row[], of: (r: Row) => K): Map<K, Row[]> {
+  const out = new Map<K, Row[]>();
   for (const r of rows) {
     const k = of(r);
     const list = out.get(k);

@@ -4,7 +4,7 @@ import type { AnyDB } from "../../../connectors/warehouse/open.js";
 import type { ColumnType, TableDef } from "../../../schema/table.js";
 import type { CompiledMapping } from "../../normalize/mapping.js";
 import type { Row } from "../../normalize/row.js";
-import { contentColumns, keyValues, type NewVersion } from "../history.js";
+import { contentColumns, groupRows, keyValues, type NewVersion } from "../history.js";
 import type { KeyChange } from "./match.js";
 
 type Versioned = Pick<CompiledMapping, "table" | "children" | "volatile">;
@@ -41,16 +41,7 @@ export async function changesOf(
   if (!versions.length) return out;
   const froms = [...new Set(versions.map((v) => v.from))];
   // Grouped by key once: looking each version's rows up in the whole list was quadratic (issue 46's bench).
-  const byKey = (rows: Row[]) => {
-    const grouped = new Map<string, Row[]>();
-    for (const r of rows) {
-      const k = keyText(r);
-      const list = grouped.get(k);
-      if (list) list.push(r);
-      else grouped.set(k, [r]);
-    }
-    return grouped;
-  };
+  const byKey = (rows: Row[]) => groupRows(rows, keyText);
   const parents = byKey(await rowsAround(db, m.table, m.table, versions, froms));
   const kids = (await Promise.all(m.children.map((c) => rowsAround(db, c, m.table, versions, froms)))).map(
     byKey,
