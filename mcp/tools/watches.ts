@@ -146,6 +146,12 @@ const createWatchInput = z.looseObject({
 });
 
 export function registerWatchTools(server: McpServer, ctx: ToolContext): void {
+  registerWatchReads(server, ctx);
+  registerWatchWrites(server, ctx);
+}
+
+/** list_alerts and list_watches: reads, free. */
+function registerWatchReads(server: McpServer, ctx: ToolContext): void {
   const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
   server.registerTool(
     "list_alerts",
@@ -176,6 +182,10 @@ export function registerWatchTools(server: McpServer, ctx: ToolContext): void {
     },
     () => answer(async () => ({ watches: await listWatches(ctx.warehouse.db) })),
   );
+}
+
+/** create_watch and remove_watch: writes to the warehouse, free (no API call). */
+function registerWatchWrites(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
     "create_watch",
     {
