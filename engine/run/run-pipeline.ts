@@ -143,8 +143,11 @@ export async function runCalls(o: CallsToMake): Promise<CallsOutcome> {
   const crashed = ended.find((r): r is PromiseRejectedResult => r.status === "rejected");
   if (crashed) throw crashed.reason;
   const complete = !run.state.stop && !run.pipelineStop.stop && run.pipelineStop.failed === 0;
-  // A resumed batched pipeline loads an earlier part's kept batches through their items' parts.
-  if (complete && run.itemRun && run.resumed)
+  // A resumed batched pipeline loaded an earlier part's kept batches through their items' parts
+  // (`items.own`): their ledger rows say so now. Only then: a worker's batch loads its own calls,
+  // and settling every kept call of the run would mark another batch's (kept by a worker that
+  // died, not loaded yet) loaded, so that the batch's re-delivery would skip its load.
+  if (complete && run.itemRun && run.resumed && o.items?.own.length)
     await settleAnswered(run.warehouse.db, run.runId, run.pipeline.name);
   return { seen: run.quality.seen(), complete };
 }
