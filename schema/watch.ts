@@ -16,7 +16,7 @@ const amount = z.union([
   z.string().regex(/^\d+(\.\d+)?%?$/, { message: 'must be an amount such as "10%" or 5' }),
 ]);
 const scalar = z.union([z.string(), z.number(), z.boolean()]).transform(String);
-const key = z.union([z.string().min(1).max(1000), z.number()]).transform(String);
+const key = z.union([z.string().max(1000), z.number()]).transform(String);
 
 const keysSchema = z.union([
   z.strictObject({ list: z.array(key).min(1).max(100_000) }),

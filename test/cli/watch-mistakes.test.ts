@@ -104,7 +104,7 @@ describe("watch add mistakes", () => {
   it("malformed keys: an empty one, one holding a line break, a file naming none", async () => {
     await refused(
       ["s4", "--table", "patent_legal_status", "--keys", `${patents[0]},,${patents[1]}`],
-      /--keys \/ --keys-sql: .*expected string to have >=1 characters/,
+      /keys\.list\[1\]: key "" is empty/,
     );
     await refused(
       ["s4", "--table", "patent_legal_status", "--keys", `${patents[0]},US1\nUS2`],
