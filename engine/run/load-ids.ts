@@ -26,8 +26,8 @@ export function loadOf(s: RunSession, pipeline: string): Promise<number> {
 
 /**
  * A pipeline's part of the run has ended (however it ended, here or on the workers): the watches
- * of its change views see the load's rows, the watches' digests of this load go to the outbox — once, whoever ends it and however often — and the load
- * is marked finished.
+ * of its change views see the load's rows, the watches' digests of this load go to the outbox —
+ * once, whoever ends it and however often — and the load is marked finished.
  */
 export async function endLoad(s: RunSession, pipeline: LoadedPipeline): Promise<void> {
   const id = await loadOf(s, pipeline.name);
