@@ -1,4 +1,3 @@
-import { createTransport } from "nodemailer";
 import { redact, registerSecret } from "../../core/redact.js";
 
 /** One e-mail: plain text, with a stable Message-ID so a mail read twice is seen as one. */
@@ -57,7 +56,9 @@ function reason(err: unknown, hidden: readonly string[], signal: AbortSignal): s
  * `smtps://…:465` (TLS from the start). Every phase is bounded: connecting, the greeting and any
  * silence of the socket each end at `timeoutMs`.
  */
-function transport(url: string, timeoutMs: number) {
+async function transport(url: string, timeoutMs: number) {
+  // Loaded on the first mail: every command's start would otherwise pay for the mailer.
+  const { createTransport } = await import("nodemailer");
   return createTransport({
     url,
     connectionTimeout: timeoutMs,
@@ -83,14 +84,15 @@ export async function sendMail(
   const signal = o.signal
     ? AbortSignal.any([o.signal, AbortSignal.timeout(o.timeoutMs)])
     : AbortSignal.timeout(o.timeoutMs);
-  const t = transport(url, o.timeoutMs);
+  let t: Awaited<ReturnType<typeof transport>> | undefined;
   try {
+    t = await transport(url, o.timeoutMs);
     await t.sendMail({ ...message, signal });
     return { ok: true };
   } catch (err) {
     return { ok: false, error: reason(err, hidden, signal) };
   } finally {
-    t.close();
+    t?.close();
   }
 }
 
@@ -98,8 +100,9 @@ export async function sendMail(
 export async function verifySmtp(url: string, timeoutMs: number): Promise<MailResult> {
   const hidden = secretsOf(url);
   const signal = AbortSignal.timeout(timeoutMs + 1000);
-  const t = transport(url, timeoutMs);
+  let t: Awaited<ReturnType<typeof transport>> | undefined;
   try {
+    t = await transport(url, timeoutMs);
     await Promise.race([
       t.verify(),
       new Promise((_, reject) =>
@@ -110,6 +113,6 @@ export async function verifySmtp(url: string, timeoutMs: number): Promise<MailRe
   } catch (err) {
     return { ok: false, error: reason(err, hidden, signal) };
   } finally {
-    t.close();
+    t?.close();
   }
 }
