@@ -75,9 +75,12 @@ function lastWatchBody(env: AddonEnv): unknown {
   return JSON.parse(posts.at(-1)!.body);
 }
 
+const MAX_PAGE = 10_000;
+
 /** GET /alerts (every alert, oldest first) as the Alerts tab shows them: newest first, as cells. */
 async function alertCells(env: AddonEnv): Promise<{ alerts: AlertJson[]; cells: unknown[][] }> {
-  const r = await env.api("GET", "/alerts?limit=10000");
+  // The server's largest page: every alert these tests make fits in it.
+  const r = await env.api("GET", `/alerts?limit=${MAX_PAGE}`);
   expect(r.status).toBe(200);
   const alerts = r.json.alerts as AlertJson[];
   const newest = [...alerts].sort(
