@@ -3,8 +3,8 @@ import type { AnyDB, Warehouse } from "../connectors/warehouse/open.js";
 import { redact } from "../core/redact.js";
 import type { WatchSpec } from "../schema/watch.js";
 import { type Alert, listAlerts } from "./alerts.js";
-import { eventIdOf, type OutboxTarget, targetHash, writeEvent } from "./outbox.js";
-import { listWatches } from "./watches.js";
+import { eventIdOf, mailHash, type OutboxTarget, targetHash, writeEvent } from "./outbox.js";
+import { watchSettings } from "./watches.js";
 
 /** Alerts listed in one digest message at most; the rest are counted (`more`) and in `skillsync alerts`. */
 const DIGEST_MAX = 200;
@@ -18,7 +18,7 @@ function watchTargets(spec: WatchSpec): OutboxTarget[] {
   const url = spec.notify.url;
   if (url?.startsWith("env:")) out.push({ hash: targetHash(url) });
   else if (url?.startsWith("hash:")) out.push({ hash: url.slice(5) });
-  for (const e of spec.notify.email) out.push({ hash: targetHash(`mailto:${e.toLowerCase()}`) });
+  for (const e of spec.notify.email) out.push({ hash: mailHash(e) });
   return out;
 }
 
@@ -66,7 +66,7 @@ export async function writeEachAlert(
 export async function writeLoadDigests(w: Warehouse, loadId: number): Promise<void> {
   const alerts = await listAlerts(w.db, { loadId });
   if (!alerts.length) return;
-  const specs = new Map((await listWatches(w.db)).map((x) => [x.name, x.spec]));
+  const specs = new Map((await watchSettings(w.db)).map((x) => [x.name, x.spec]));
   const byWatch = new Map<string, Alert[]>();
   for (const a of alerts) {
     const list = byWatch.get(a.watch);

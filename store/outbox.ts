@@ -34,6 +34,9 @@ export interface OutboxTarget {
 export const targetHash = (url: string): string =>
   createHash("sha256").update(url).digest("hex").slice(0, 16);
 
+/** The outbox hash of an e-mail address: the same whatever its case. */
+export const mailHash = (address: string): string => targetHash(`mailto:${address.toLowerCase()}`);
+
 export interface EventDraft {
   /** A stable id where one event must be written once whoever decides it; default a random one. */
   id?: string | undefined;

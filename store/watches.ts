@@ -15,35 +15,31 @@ export interface WatchRow {
 const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : String(v));
 
 /**
- * Records a watch and its keys in one transaction. Returns false (nothing written) when the name
- * is taken: two `watch add` of one name at once make one watch.
+ * Records a watch and its keys in one transaction, and returns it as listed. Undefined (nothing
+ * written) when the name is taken: two `watch add` of one name at once make one watch.
  */
 export async function insertWatch(
   w: Warehouse,
   name: string,
   spec: WatchSpec,
   keys: readonly string[],
-): Promise<boolean> {
+): Promise<WatchRow | undefined> {
+  const createdAt = new Date().toISOString();
+  const unique = [...new Set(keys)];
   return w.transaction(async (tx) => {
     const made = await tx.db
       .insertInto("skillsync_watches")
-      .values({
-        name,
-        table_name: spec.table,
-        spec: JSON.stringify(spec),
-        created_at: new Date().toISOString(),
-      })
+      .values({ name, table_name: spec.table, spec: JSON.stringify(spec), created_at: createdAt })
       .onConflict((oc) => oc.column("name").doNothing())
       .executeTakeFirst();
-    if (!Number(made.numInsertedOrUpdatedRows ?? 0)) return false;
-    const unique = [...new Set(keys)];
+    if (!Number(made.numInsertedOrUpdatedRows ?? 0)) return undefined;
     for (let i = 0; i < unique.length; i += 500) {
       await tx.db
         .insertInto("skillsync_watch_keys")
         .values(unique.slice(i, i + 500).map((key_text) => ({ watch: name, key_text })))
         .execute();
     }
-    return true;
+    return { name, table: spec.table, spec, createdAt, keys: unique.length };
   });
 }
 
@@ -56,9 +52,19 @@ export async function deleteWatch(w: Warehouse, name: string): Promise<boolean> 
   });
 }
 
-/** Every watch (or those of one table), by name, with how many keys each names. */
-export async function listWatches(db: Kysely<AnyDB>, table?: string): Promise<WatchRow[]> {
-  let q = db
+/** A watch's row as read: its name, table, settings and when it was made. */
+function watchOf(r: { name: unknown; table_name: unknown; spec: unknown; created_at: unknown }) {
+  return {
+    name: String(r.name),
+    table: String(r.table_name),
+    spec: JSON.parse(String(r.spec)) as WatchSpec,
+    createdAt: iso(r.created_at),
+  };
+}
+
+/** Every watch, by name, with how many keys each names. */
+export async function listWatches(db: Kysely<AnyDB>): Promise<WatchRow[]> {
+  const rows = await db
     .selectFrom("skillsync_watches as w")
     .select(["w.name", "w.table_name", "w.spec", "w.created_at"])
     .select((eb) =>
@@ -68,31 +74,19 @@ export async function listWatches(db: Kysely<AnyDB>, table?: string): Promise<Wa
         .whereRef("k.watch", "=", "w.name")
         .as("keys"),
     )
-    .orderBy("w.name");
-  if (table !== undefined) q = q.where("w.table_name", "=", table);
-  const rows = await q.execute();
-  return rows.map((r) => ({
-    name: String(r.name),
-    table: String(r.table_name),
-    spec: JSON.parse(String(r.spec)) as WatchSpec,
-    createdAt: iso(r.created_at),
-    keys: Number(r.keys ?? 0),
-  }));
+    .orderBy("w.name")
+    .execute();
+  return rows.map((r) => ({ ...watchOf(r), keys: Number(r.keys ?? 0) }));
 }
 
-/** The watches of one table, without counting their keys: read by every load transaction of that table. */
-export async function watchesOfTable(db: Kysely<AnyDB>, table: string): Promise<Omit<WatchRow, "keys">[]> {
-  const rows = await db
-    .selectFrom("skillsync_watches")
-    .select(["name", "table_name", "spec", "created_at"])
-    .where("table_name", "=", table)
-    .execute();
-  return rows.map((r) => ({
-    name: String(r.name),
-    table: String(r.table_name),
-    spec: JSON.parse(String(r.spec)) as WatchSpec,
-    createdAt: iso(r.created_at),
-  }));
+/**
+ * The watches (of one table, or all), without counting their keys: read by every load
+ * transaction of a watched table and at every load's end.
+ */
+export async function watchSettings(db: Kysely<AnyDB>, table?: string): Promise<Omit<WatchRow, "keys">[]> {
+  let q = db.selectFrom("skillsync_watches").select(["name", "table_name", "spec", "created_at"]);
+  if (table !== undefined) q = q.where("table_name", "=", table);
+  return (await q.execute()).map(watchOf);
 }
 
 /** Of these watches, which name which of these keys: watch → its keys among them. */
@@ -132,10 +126,9 @@ export async function keysOfWatch(db: Kysely<AnyDB>, name: string): Promise<stri
 
 /** Where every watch sends (the delivering processes resolve these): webhook references and e-mail addresses. */
 export async function listWatchNotify(w: Warehouse): Promise<{ urlRefs: string[]; emails: string[] }> {
-  const rows = await w.db.selectFrom("skillsync_watches").select("spec").execute();
   const urlRefs = new Set<string>();
   const emails = new Set<string>();
-  for (const spec of rows.map((r) => JSON.parse(String(r.spec)) as WatchSpec)) {
+  for (const { spec } of await watchSettings(w.db)) {
     if (spec.notify.url?.startsWith("env:")) urlRefs.add(spec.notify.url);
     for (const e of spec.notify.email) emails.add(e.toLowerCase());
   }

@@ -2,7 +2,7 @@ import { namedVariable, readConfig } from "../../core/env-config.js";
 import { ConfigurationError } from "../../core/errors.js";
 import { registerSecret } from "../../core/redact.js";
 import { ENV_REF, type EventGroup, type NotifySpec } from "../../schema/notify.js";
-import { type OutboxTarget, targetHash } from "../../store/outbox.js";
+import { mailHash, type OutboxTarget, targetHash } from "../../store/outbox.js";
 
 /** A webhook to tell: its URL (a secret: never stored, logged or sent), its hash, which events. */
 export interface NotifyTarget extends OutboxTarget {
@@ -76,9 +76,6 @@ export interface MailTarget extends OutboxTarget {
 export type DeliveryTarget = NotifyTarget | MailTarget;
 
 export const isMail = (t: DeliveryTarget): t is MailTarget => "address" in t;
-
-/** The outbox hash of an e-mail address: the same whatever its case. */
-export const mailHash = (address: string): string => targetHash(`mailto:${address.toLowerCase()}`);
 
 /** SKILLSYNC_SMTP_URL and SKILLSYNC_SMTP_FROM, or undefined when no SMTP server is set. */
 export function smtpFromEnv(env?: NodeJS.ProcessEnv): SmtpSettings | undefined {

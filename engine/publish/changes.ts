@@ -187,7 +187,14 @@ function pageColumns(s: Scope, q: ChangesPageQuery): string[] {
   return [...new Set(q.columns)];
 }
 
-function sinceOf(since: string): { load: number } | { date: string } {
+/**
+ * `--since` as a load id (what later loads did) or a date (from then on, UTC); `last` is the
+ * caller's to handle, and `lastMeans` says what it means there.
+ */
+export function sinceOf(
+  since: string,
+  lastMeans = "the changes of the table's latest load",
+): { load: number } | { date: string } {
   if (/^\d+$/.test(since)) return { load: Number(since) };
   if (/^\d{4}-\d{2}-\d{2}([T ][\d:.]+Z?)?$/.test(since) && !Number.isNaN(Date.parse(since))) {
     return { date: new Date(since.length === 10 ? `${since}T00:00:00Z` : since).toISOString() };
@@ -195,7 +202,7 @@ function sinceOf(since: string): { load: number } | { date: string } {
   throw new ValidationError("--since", [
     {
       path: [],
-      message: `"${since}" is neither a date (YYYY-MM-DD) nor a load id (a number: see \`skillsync runs <id>\`) nor "last" (the changes of the table's latest load)`,
+      message: `"${since.slice(0, 40)}" is neither a date (YYYY-MM-DD) nor a load id (a number: see \`skillsync runs <id>\`) nor "last" (${lastMeans})`,
     },
   ]);
 }

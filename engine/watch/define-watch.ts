@@ -4,7 +4,7 @@ import { ENV_REF } from "../../schema/notify.js";
 import { durationMs } from "../../schema/pipeline.js";
 import { amountOf, WATCH_NAME, WATCH_NAME_RULE, type WatchFile, type WatchSpec } from "../../schema/watch.js";
 import { targetHash } from "../../store/outbox.js";
-import { insertWatch, listWatches, type WatchRow } from "../../store/watches.js";
+import { insertWatch, type WatchRow } from "../../store/watches.js";
 import { resolveKeys } from "./watch-keys.js";
 import { type WatchedTable, watchedTable } from "./watch-table.js";
 
@@ -39,16 +39,14 @@ export async function defineWatch(
   if (issues.length) throw new ValidationError(o.source, issues);
   const keys = await resolveKeys(w, file.keys, o);
   const spec = specOf(file, keys === undefined);
-  if (!(await insertWatch(w, name, spec, keys ?? []))) {
-    throw new ValidationError(o.source, [
-      {
-        path: ["name"],
-        message: `a watch named "${name}" already exists: remove it first (skillsync watch rm ${name}) or choose another name`,
-      },
-    ]);
-  }
-  const made = (await listWatches(w.db)).find((x) => x.name === name);
-  return made!;
+  const made = await insertWatch(w, name, spec, keys ?? []);
+  if (made) return made;
+  throw new ValidationError(o.source, [
+    {
+      path: ["name"],
+      message: `a watch named "${name}" already exists: remove it first (skillsync watch rm ${name}) or choose another name`,
+    },
+  ]);
 }
 
 function columnIssues(t: WatchedTable, file: WatchFile): Issue[] {

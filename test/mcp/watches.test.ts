@@ -124,7 +124,7 @@ for (const kind of WAREHOUSE_KINDS) {
       await refused(
         "list_alerts",
         { since: "yesterday" },
-        /since: "yesterday" is neither "last", a date \(YYYY-MM-DD\) nor a load id/,
+        /since: "yesterday" is neither a date \(YYYY-MM-DD\) nor a load id .* nor "last" \(the latest load that alerted\)/,
       );
       await refused("remove_watch", { name: "nope" }, /no watch named "nope"; watches: status/);
       expect((await call("list_watches")).watches).toHaveLength(1);

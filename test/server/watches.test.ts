@@ -214,7 +214,7 @@ for (const kind of WAREHOUSE_KINDS) {
       const badSince = await t.call("GET", "/alerts?since=yesterday");
       expect(badSince.status).toBe(400);
       expect(badSince.json.error.message).toMatch(
-        /since: "yesterday" is neither "last", a date \(YYYY-MM-DD\) nor a load id/,
+        /since: "yesterday" is neither a date \(YYYY-MM-DD\) nor a load id .* nor "last" \(the latest load that alerted\)/,
       );
       const bigLimit = await t.call("GET", "/alerts?limit=10001");
       expect(bigLimit.status).toBe(400);

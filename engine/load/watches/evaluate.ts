@@ -3,7 +3,7 @@ import type { AnyDB } from "../../../connectors/warehouse/open.js";
 import type { WatchSpec } from "../../../schema/watch.js";
 import { writeEachAlert } from "../../../store/alert-events.js";
 import { type AlertDraft, insertAlerts, lastAlerted } from "../../../store/alerts.js";
-import { watchedKeys, watchesOfTable } from "../../../store/watches.js";
+import { watchedKeys, watchSettings } from "../../../store/watches.js";
 import type { CompiledMapping } from "../../normalize/mapping.js";
 import type { NewVersion } from "../history.js";
 import { type KeyChange, matchChange } from "./match.js";
@@ -35,22 +35,18 @@ export async function alertOnVersions(
   load: LoadOf,
 ): Promise<number> {
   if (!versions.length) return 0;
-  const watches = await watchesOfTable(db, m.table.name);
+  const watches = await watchSettings(db, m.table.name);
   if (!watches.length) return 0;
   const keyText = keyTextOf(m.table);
-  const interested = await interestedWatches(
-    db,
-    watches,
-    versions.map((v) => keyText(v.parent)),
-    m.table.key.length > 1,
-  );
+  const keys = versions.map((v) => keyText(v.parent));
+  const interested = await interestedWatches(db, watches, keys, m.table.key.length > 1);
   if (!interested.size) return 0;
   const changes = await changesOf(
     db,
     m,
-    versions.filter((v) => interested.has(keyText(v.parent))),
+    versions.filter((_, i) => interested.has(keys[i]!)),
   );
-  const at = new Map(versions.map((v) => [keyText(v.parent), v.from]));
+  const at = new Map(versions.map((v, i) => [keys[i]!, v.from]));
   return recordMatches(db, m.table.name, watches, { interested, changes, at }, load);
 }
 

@@ -1,5 +1,5 @@
 import type { Warehouse } from "../../../connectors/warehouse/open.js";
-import { watchesOfTable } from "../../../store/watches.js";
+import { watchSettings } from "../../../store/watches.js";
 import { readWarehouse } from "../../define/warehouse-reads.js";
 import { interestedWatches, type LoadOf, recordMatches } from "./evaluate.js";
 import type { KeyChange } from "./match.js";
@@ -37,7 +37,7 @@ export function changeViewShape(columns: readonly string[]): ChangeViewShape | u
 export async function alertOnViews(w: Warehouse, views: readonly string[], load: LoadOf): Promise<number> {
   let recorded = 0;
   for (const view of views) {
-    const watches = await watchesOfTable(w.db, view);
+    const watches = await watchSettings(w.db, view);
     if (!watches.length) continue;
     const shape = changeViewShape((await w.adapter.columns(w.db, view)).map((c) => c.name));
     if (!shape) continue;

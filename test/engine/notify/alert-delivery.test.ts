@@ -1,11 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { openWarehouse, type Warehouse } from "../../../connectors/warehouse/open.js";
-import { mailHash } from "../../../engine/notify/config.js";
 import { deliverDue } from "../../../engine/notify/deliver.js";
 import { deliverWithin, startDelivery } from "../../../engine/notify/loop.js";
 import { watchTargets } from "../../../engine/notify/watch-targets.js";
 import { migrateToLatest } from "../../../store/migrate.js";
-import { targetHash, writeEvent } from "../../../store/outbox.js";
+import { mailHash, targetHash, writeEvent } from "../../../store/outbox.js";
 import { outboxRows } from "../../../store/outbox-claim.js";
 import { startReceiver } from "../../helpers/notify-receiver.js";
 import { startSmtpReceiver } from "../../helpers/smtp-receiver.js";
