@@ -4,6 +4,7 @@ import type { ColumnType } from "../../schema/table.js";
 import { changesView } from "../load/history-views.js";
 import { changeViewShape } from "../load/watches/view-watches.js";
 import { CHILDREN_HASH, META_COLUMNS, VERSION_COLUMNS, VERSION_HASH } from "../normalize/mapping.js";
+import { CHANGE_COLUMN_TYPES } from "../publish/changes.js";
 import { tableColumns, userTables } from "../publish/read-table.js";
 
 /** What a watch may look at in a history table: its key, its content columns (typed) and its child tables. */
@@ -62,14 +63,7 @@ async function changeView(w: Warehouse, name: string): Promise<WatchedTable | un
   return { name, key: shape.key, columns, children: [] };
 }
 
-const CHANGE_VIEW_COLUMNS = new Set([
-  "change",
-  "column_name",
-  "old_value",
-  "new_value",
-  "load_id",
-  "changed_at",
-]);
+const CHANGE_VIEW_COLUMNS = new Set(Object.keys(CHANGE_COLUMN_TYPES));
 
 /**
  * The tables whose rows may be a history table's children: versioned (a `_current` view), not

@@ -5,8 +5,9 @@ import { keysOfWatch, listWatches, type WatchRow } from "../../store/watches.js"
 import { readWarehouse } from "../define/warehouse-reads.js";
 import { changesView } from "../load/history-views.js";
 import { type KeyChange, matchChange } from "../load/watches/match.js";
+import { textOf } from "../load/watches/versions.js";
 import { changesOfRows, changeViewShape } from "../load/watches/view-watches.js";
-import { readChanges } from "../publish/changes.js";
+import { CHANGE_COLUMN_TYPES, readChanges } from "../publish/changes.js";
 import { userTables } from "../publish/read-table.js";
 
 /** A watch by name, or a ValidationError naming the watches there are. */
@@ -79,19 +80,19 @@ async function viewChanges(w: Warehouse, view: string, since?: string) {
   });
 }
 
-const VIEW = new Set(["change", "column_name", "old_value", "new_value", "load_id", "changed_at"]);
+/** The columns of a `_changes` view that are not the key. */
+const VIEW = new Set(Object.keys(CHANGE_COLUMN_TYPES));
 
 function changeOf(r: Record<string, unknown>): KeyChange {
   const keyValues = Object.keys(r)
     .filter((k) => !VIEW.has(k))
-    .map((k) => (r[k] === null || r[k] === undefined ? null : String(r[k])));
-  const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
+    .map((k) => textOf(r[k]));
   return {
     key: keyValues.length === 1 ? (keyValues[0] ?? "") : JSON.stringify(keyValues),
     change: r["change"] === "added" ? "added" : "changed",
-    column: text(r["column_name"]),
-    old: text(r["old_value"]),
-    new: text(r["new_value"]),
+    column: textOf(r["column_name"]),
+    old: textOf(r["old_value"]),
+    new: textOf(r["new_value"]),
   };
 }
 

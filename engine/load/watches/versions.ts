@@ -10,7 +10,7 @@ import type { KeyChange } from "./match.js";
 type Versioned = Pick<CompiledMapping, "table" | "children" | "volatile">;
 
 /** A value as text, as the `_changes` view shows it (whatever the dialect gave back). */
-function textOf(v: unknown, type: ColumnType | undefined): string | null {
+export function textOf(v: unknown, type?: ColumnType): string | null {
   if (v === null || v === undefined) return null;
   if (type === "boolean")
     return v === true || v === 1 || v === "1" || v === "t" || v === "true" ? "true" : "false";

@@ -3,6 +3,7 @@ import { watchSettings } from "../../../store/watches.js";
 import { readWarehouse } from "../../define/warehouse-reads.js";
 import { interestedWatches, type LoadOf, recordMatches } from "./evaluate.js";
 import type { KeyChange } from "./match.js";
+import { textOf } from "./versions.js";
 
 /** The most rows of a change view one load's end reads. */
 const MAX_VIEW_ROWS = 500_000;
@@ -62,17 +63,14 @@ export async function alertOnViews(w: Warehouse, views: readonly string[], load:
   return recorded;
 }
 
-const text = (v: unknown): string | null =>
-  v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : String(v);
-
 /** A change view's rows as changes per key (and when each key's row was seen). */
 export function changesOfRows(rows: readonly Record<string, unknown>[], shape: ChangeViewShape) {
   const changes = new Map<string, KeyChange[]>();
   const at = new Map<string, string>();
   for (const r of rows) {
-    const values = shape.key.map((k) => text(r[k]));
+    const values = shape.key.map((k) => textOf(r[k]));
     const key = values.length === 1 ? (values[0] ?? "") : JSON.stringify(values);
-    at.set(key, text(Object.entries(r).find(([k]) => k.endsWith("_at"))?.[1]) ?? new Date().toISOString());
+    at.set(key, textOf(Object.entries(r).find(([k]) => k.endsWith("_at"))?.[1]) ?? new Date().toISOString());
     const first =
       "previous_load_id" in r
         ? r["previous_load_id"] === null
@@ -80,8 +78,8 @@ export function changesOfRows(rows: readonly Record<string, unknown>[], shape: C
     const list: KeyChange[] = first
       ? [{ key, change: "added", column: null, old: null, new: null }]
       : shape.pairs.flatMap((p) => {
-          const old = text(r[`previous_${p}`]);
-          const now = text(r[p]);
+          const old = textOf(r[`previous_${p}`]);
+          const now = textOf(r[p]);
           return old === now ? [] : [{ key, change: "changed" as const, column: p, old, new: now }];
         });
     changes.set(key, [...(changes.get(key) ?? []), ...list]);
