@@ -22,6 +22,8 @@ import { requestSignatureTable } from "./019_request_signatures.js";
 import { creditsEstimated } from "./020_credits_estimated.js";
 import { outboxClaimer } from "./021_outbox_claimer.js";
 import { watchTables } from "./022_watches_alerts.js";
+import { watchKeysByKey } from "./023_watch_keys_by_key.js";
+import { consoleReads } from "./024_console_reads.js";
 
 /**
  * The numbered migrations, in order. Names never change once released; new ones are appended.
@@ -51,5 +53,7 @@ export function allMigrations(adapter: WarehouseAdapter): Record<string, Migrati
     "020_credits_estimated": creditsEstimated(adapter),
     "021_outbox_claimer": outboxClaimer(adapter),
     "022_watches_alerts": watchTables(adapter),
+    "023_watch_keys_by_key": watchKeysByKey(),
+    "024_console_reads": consoleReads(),
   };
 }
