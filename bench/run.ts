@@ -230,7 +230,7 @@ if (only.has("export")) {
 
 if (only.has("watches")) {
   for (const db of databases) {
-    for (const mix of ["lists", "every-key"] as const) {
+    for (const mix of ["quiet", "lists", "every-key"] as const) {
       log(
         `8. watches: ${settings.watches} (${mix}) on a history table, a load changing ${grouped(settings.watchKeys)} keys, ${settings.watchGroup} per transaction, ${db ? "postgres" : "sqlite"}: ${settings.watchRuns} runs, without and with alternating`,
       );

@@ -22,7 +22,10 @@ export interface WatchFigure {
   database: "sqlite" | "postgres";
   keys: number;
   watches: number;
-  /** lists: every watch names 500 keys; every-key: a tenth of them watch every key instead. */
+  /**
+   * lists: every watch names 500 keys; every-key: a tenth of them watch every key instead; quiet:
+   * lists whose conditions hold for about 1 % of the keys (the usual watch: most loads tell nothing).
+   */
   mix: WatchMix;
   /** Responses per transaction, as in figure 1. */
   group: number;
@@ -41,7 +44,7 @@ export interface WatchFigure {
   runs: number;
 }
 
-type WatchMix = "lists" | "every-key";
+type WatchMix = "lists" | "every-key" | "quiet";
 
 // A synthetic history table: a numeric column (fell_by/rose_by), a text one (to), and child rows (appeared).
 const PIPELINE = `name: bench-watched-items
@@ -81,7 +84,8 @@ function item(i: number, second: boolean) {
   if (!second) return { sku: sku(i), title: `Item ${i}`, status: "active", price, events };
   // A quarter each: fell 15 %, fell 5 %, rose 8 %, price unchanged (their status changes instead).
   const factor = [0.85, 0.95, 1.08, 1][i % 4]!;
-  const status = i % 3 === 0 || i % 4 === 3 ? "inactive" : "active";
+  // About 1 % of the keys expire: what the quiet watches are waiting for.
+  const status = i % 97 === 0 ? "expired" : i % 3 === 0 || i % 4 === 3 ? "inactive" : "active";
   const added = i % 5 === 0 ? [{ event_date: "2026-11-05", code: "PRICE-CHANGE" }] : [];
   return {
     sku: sku(i),
@@ -122,14 +126,22 @@ function answers(keys: number, second: boolean): Answer[] {
  * `to`, `fell_by`, `appeared`); every fourth with a cooldown, every tenth sending each alert on its
  * own (`digest: none`), all with a webhook or an e-mail address so their events are written as in use.
  */
+const QUIET: Pick<WatchFile, "columns" | "when">[] = [
+  { columns: ["status"], when: { to: "expired" } },
+  { columns: ["price"], when: { fell_by: "50%" } },
+  { columns: ["status"], when: { from: "expired" } },
+  { columns: ["price"], when: { rose_by: "50%" } },
+];
+
 function watchFiles(keys: number, count: number, mix: WatchMix): [string, WatchFile][] {
-  const conditions: Pick<WatchFile, "columns" | "when">[] = [
+  const busy: Pick<WatchFile, "columns" | "when">[] = [
     {},
     { columns: ["status"], when: { to: "inactive" } },
     { columns: ["price"], when: { fell_by: "10%" } },
     { when: { appeared: true } },
     { columns: ["price"], when: { rose_by: 5 } },
   ];
+  const conditions = mix === "quiet" ? QUIET : busy;
   const everyKey = mix === "every-key" ? Math.max(1, Math.round(count / 10)) : 0;
   return Array.from({ length: count }, (_, j) => {
     const list = j >= everyKey;
@@ -138,7 +150,7 @@ function watchFiles(keys: number, count: number, mix: WatchMix): [string, WatchF
     const file: WatchFile = {
       table: "bench_items",
       ...(list ? { keys: { list: keyList } } : {}),
-      ...conditions[j % (list ? 5 : 4)]!,
+      ...conditions[j % (list ? conditions.length : 4)]!,
       notify: {
         ...(j % 2 ? { email: ["watcher@example.com"] } : { url: "env:BENCH_WATCH_HOOK" }),
         digest: j % 10 === 9 ? "none" : "load",

@@ -97,17 +97,20 @@ export async function watchedKeys(
 ): Promise<Map<string, Set<string>>> {
   const out = new Map<string, Set<string>>();
   if (!watches.length || !keys.length) return out;
+  const wanted = new Set(watches);
   for (let i = 0; i < keys.length; i += 500) {
+    // By key alone (its own index): the watches of other tables that name the same text are dropped here.
     const rows = await db
       .selectFrom("skillsync_watch_keys")
       .select(["watch", "key_text"])
-      .where("watch", "in", [...watches])
       .where("key_text", "in", keys.slice(i, i + 500))
       .execute();
     for (const r of rows) {
-      const set = out.get(String(r.watch)) ?? new Set<string>();
+      const watch = String(r.watch);
+      if (!wanted.has(watch)) continue;
+      const set = out.get(watch) ?? new Set<string>();
       set.add(String(r.key_text));
-      out.set(String(r.watch), set);
+      out.set(watch, set);
     }
   }
   return out;

@@ -41,9 +41,13 @@ export async function alertOnVersions(
   const keys = versions.map((v) => keyText(v.parent));
   const interested = await interestedWatches(db, watches, keys, m.table.key.length > 1);
   if (!interested.size) return 0;
+  const names = new Set([...interested.values()].flat());
+  const looking = watches.filter((w) => names.has(w.name));
+  // Child tables are read back only when a watch that looks at these keys can alert on them.
+  const children = m.children.filter((c) => looking.some((w) => watchesChild(w.spec, c.name)));
   const changes = await changesOf(
     db,
-    m,
+    { ...m, children },
     versions.filter((_, i) => interested.has(keys[i]!)),
   );
   const at = new Map(versions.map((v, i) => [keys[i]!, v.from]));
@@ -65,19 +69,28 @@ export async function recordMatches(
   c: Changed,
   load: LoadOf,
 ): Promise<number> {
+  // Each change handed to the watches that look at its key: no watch walks every changed key.
+  const mine = new Map<string, [string, KeyChange[]][]>();
+  for (const [key, list] of c.changes) {
+    for (const name of c.interested.get(key) ?? [])
+      mine.get(name)?.push([key, list]) ?? mine.set(name, [[key, list]]);
+  }
   let recorded = 0;
   for (const w of watches) {
-    const drafts: AlertDraft[] = [];
-    for (const [key, list] of c.changes) {
-      if (!c.interested.get(key)?.includes(w.name)) continue;
-      drafts.push(...draftsOf(w, table, list, { ...load, changedAt: c.at.get(key)! }));
-    }
+    const drafts = (mine.get(w.name) ?? []).flatMap(([key, list]) =>
+      draftsOf(w, table, list, { ...load, changedAt: c.at.get(key)! }),
+    );
     if (!drafts.length) continue;
     const fresh = await insertAlerts(db, await withCooldown(db, w, drafts));
     await writeEachAlert(db, w.spec, fresh);
     recorded += fresh.length;
   }
   return recorded;
+}
+
+/** Whether a watch can alert on a child table's rows (matchChange): it names the table, or every column. */
+function watchesChild(spec: WatchSpec, child: string): boolean {
+  return spec.columns === null || spec.columns.includes(child);
 }
 
 /**
