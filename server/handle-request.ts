@@ -3,6 +3,8 @@ import { ValidationError } from "../core/errors.js";
 import type { Log } from "../core/log.js";
 import { redact } from "../core/redact.js";
 import { type AuthFailure, type RequestAuthenticator, SignatureNotRecorded } from "./auth.js";
+import { handleConsole, isConsolePath } from "./console/console-request.js";
+import type { ConsoleContext } from "./console/context.js";
 import {
   BodyTimedOut,
   BodyTooLarge,
@@ -19,6 +21,8 @@ import type { RouteContext } from "./routes.js";
 /** What every request is handled with: the routes' context, the signature check, the log, the body's limits. */
 export interface RequestHandling {
   ctx: RouteContext;
+  /** The browser console at `/` and `/console/…`: sessions instead of signatures. */
+  console: ConsoleContext;
   auth: RequestAuthenticator;
   log: Log;
   /** Largest request body in bytes. */
@@ -109,16 +113,25 @@ export async function handleRequest(
   const started = performance.now();
   const method = req.method ?? "GET";
   const url = new URL(req.url ?? "/", "http://server");
-  const { reply: r, close, refused, note } = await answerRequest(h, req, res, url, expectsContinue);
-  if (refused) sendRefusal(req, res, r, h.bodyTimeoutMs);
-  else send(res, r, close);
+  let status: number;
+  let note = "";
+  if (isConsolePath(url.pathname)) {
+    status = await handleConsole(h.console, req, res, url);
+  } else {
+    const a = await answerRequest(h, req, res, url, expectsContinue);
+    if (a.refused) sendRefusal(req, res, a.reply, h.bodyTimeoutMs);
+    else send(res, a.reply, a.close);
+    status = a.reply.status;
+    note = a.note;
+  }
   const ms = Math.round(performance.now() - started);
-  h.log(redact(`${method} ${url.pathname} ${r.status} ${ms}ms${note}`), {
+  // The path only: a query string may carry the console's one-time token.
+  h.log(redact(`${method} ${url.pathname} ${status} ${ms}ms${note}`), {
     event: "http.request",
-    level: r.status >= 500 ? "error" : "info",
+    level: status >= 500 ? "error" : "info",
     method,
     path: redact(url.pathname),
-    status: r.status,
+    status,
     ms,
   });
 }

@@ -13,6 +13,9 @@ import { pipelineColumnTypes } from "../engine/publish/read-table.js";
 import type { SkillCaller, WorkersOptions } from "../engine/start/start-run.js";
 import { migrateToLatest } from "../store/migrate.js";
 import { RequestAuthenticator } from "./auth.js";
+import { consoleAssets } from "./console/assets.js";
+import type { ConsoleContext } from "./console/context.js";
+import { ConsoleSessions } from "./console/sessions.js";
 import { handleRequest, type RequestHandling } from "./handle-request.js";
 import { RunQueue } from "./queue.js";
 import type { RouteContext } from "./routes.js";
@@ -60,6 +63,8 @@ export interface ServerOptions {
 export interface SkillsyncServer {
   url: string;
   port: number;
+  /** The console's one-time sign-in link (good once, for 15 minutes): printed at start, never logged. */
+  consoleLink: string;
   queue: RunQueue;
   close(): Promise<void>;
 }
@@ -109,8 +114,12 @@ export async function startServer(o: ServerOptions): Promise<SkillsyncServer> {
     notify: o.notify,
   });
   const auth = new RequestAuthenticator(secret, o.warehouse.db, o.now);
+  const ctx = routeContext(o, pipelines, prices, queue);
+  const sessions = new ConsoleSessions(secret, o.now);
+  const console: ConsoleContext = { route: ctx, sessions, assets: consoleAssets(), ranNow: new Map() };
   const server = httpServer(o, {
-    ctx: routeContext(o, pipelines, prices, queue),
+    ctx,
+    console,
     auth,
     log: o.log ?? textLog(),
     bodyLimit: o.bodyLimit ?? 64 * 1024,
@@ -119,9 +128,11 @@ export async function startServer(o: ServerOptions): Promise<SkillsyncServer> {
   await listen(server, o.port ?? 8787, o.host ?? "127.0.0.1");
   const { port, address } = server.address() as AddressInfo;
   const host = address.includes(":") ? `[${address}]` : address;
+  const url = `http://${host}:${port}`;
   return {
-    url: `http://${host}:${port}`,
+    url,
     port,
+    consoleLink: `${url}/console/signin?token=${sessions.issueLink()}`,
     queue,
     async close() {
       await new Promise<void>((resolve) => {

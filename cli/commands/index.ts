@@ -4,6 +4,7 @@ import { registerBudgetCommand } from "./budget.js";
 import { registerCallCommand } from "./call.js";
 import { registerChangesCommand } from "./changes.js";
 import { registerCompletionCommand } from "./completion.js";
+import { registerConsoleCommand } from "./console.js";
 import { registerDemoCommand } from "./demo.js";
 import { registerDoctorCommand } from "./doctor.js";
 import { registerEmulatorCommand } from "./emulator.js";
@@ -43,6 +44,7 @@ export function registerCommands(program: Command): void {
   registerScheduleCommand(program);
   registerSheetsCommand(program);
   registerServeCommand(program);
+  registerConsoleCommand(program);
   registerMcpCommand(program);
   registerWorkerCommands(program);
   registerCompletionCommand(program);

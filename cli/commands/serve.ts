@@ -24,7 +24,7 @@ import { fireSheetSchedules } from "../sheet-schedules.js";
 import { withUnpricedOption } from "../unpriced-option.js";
 import { openWorkers, type WorkersFlags, withWorkersOptions, workersFlags } from "../workers-option.js";
 
-interface ServeFlags extends WorkersFlags, RateFlags {
+export interface ServeFlags extends WorkersFlags, RateFlags {
   port: string;
   host: string;
   db?: string;
@@ -63,12 +63,23 @@ export function servedPipelines(dir?: string): LoadedPipeline[] {
   return pipelines;
 }
 
+/** How `serve` and `console` differ: where the secret comes from, and what is done with the console's link. */
+export interface ServeMode {
+  /** The server secret, or undefined for SKILLSYNC_SERVER_SECRET (checked: no secret, no server). */
+  secret: string | undefined;
+  /** Told the one-time sign-in link once the server listens (`console` opens a browser with it). */
+  onConsoleLink?: ((link: string) => void) | undefined;
+}
+
 /** Runs the server until SIGINT/SIGTERM; running runs are interrupted (resumable) on the way out. */
-async function serveCommand(flags: ServeFlags): Promise<void> {
+export async function serveCommand(
+  flags: ServeFlags,
+  mode: ServeMode = { secret: undefined },
+): Promise<void> {
   // Loaded here: every other command would otherwise pay for the server's modules at start.
   const { checkSecret, startServer } = await import("../../server/index.js");
   // Configuration is checked before anything is opened: no secret, no server (exit 2).
-  const secret = checkSecret(readConfig().serverSecret);
+  const secret = checkSecret(mode.secret ?? readConfig().serverSecret);
   const input = serveInput(flags);
   const client = makeClient(flags.baseUrl, rateSettings(flags));
   const sheets = await SheetsConnector.fromEnv();
@@ -98,6 +109,8 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
       { port: input.server.port, host: flags.host, flag: "--port" },
     );
     banner.listening({ url: server.url, warehouse, pool, sheets, ...input.server });
+    banner.console(server.consoleLink);
+    mode.onConsoleLink?.(server.consoleLink);
     // Tabs refreshed on a cron, made from the add-on (POST /schedules): fired here, once a tick
     // however many servers share the warehouse.
     const { pipelines, prices } = input;
@@ -190,6 +203,15 @@ function serveBanner(log: Log, host: string) {
         say(`  note: ${note}`);
       }
     },
+    /**
+     * The one-time link goes to the terminal only (as notebook servers print theirs): never into
+     * the JSON log, whose lines are collected. There, sign in with the server secret.
+     */
+    console(link: string) {
+      if (json) log("console: sign in with the server secret at /console/signin", { event: "serve.console" });
+      say(`  console: ${link}`);
+      say("    (a one-time sign-in link, good for 15 minutes; later, sign in with the server secret)");
+    },
     stopping(signal: NodeJS.Signals) {
       const stopping = `stopping on ${signal}: running runs are interrupted and can be resumed`;
       if (json) log(stopping, { event: "serve.stopping", signal });
@@ -202,10 +224,16 @@ export function registerServeCommand(program: Command): void {
   const cmd = program
     .command("serve")
     .description(
-      "serve signed HTTP endpoints for spreadsheets: pipelines, runs, plans, tables, budget, schedules",
+      "serve the console at / and signed HTTP endpoints for spreadsheets: pipelines, runs, plans, tables, budget, schedules",
     )
     .option("--port <n>", "port to listen on (0: any free port)", "8787")
-    .option("--host <host>", "address to listen on", "127.0.0.1")
+    .option("--host <host>", "address to listen on", "127.0.0.1");
+  withServeOptions(cmd).action((flags: ServeFlags) => serveCommand(flags));
+}
+
+/** The options `serve` and `console` share: the warehouse, ceilings, pipelines, the API, notifications, workers. */
+export function withServeOptions(cmd: Command): Command {
+  cmd
     .option("--db <url>", "warehouse (default DATABASE_URL or ./skillsync.db)")
     .option("--max-credits <n>", "credit ceiling of any one run; requests may ask for less", "100")
     .option("--max-runs <n>", "runs at once (one per pipeline in any case)", "2")
@@ -216,7 +244,5 @@ export function registerServeCommand(program: Command): void {
       "--prices <file>",
       "YAML price table: slug: credits-per-call, or slug: { perItem: n } (default SKILLSYNC_PRICES)",
     );
-  withUnpricedOption(withRateOptions(withNotifyOption(withWorkersOptions(withReadDb(cmd))))).action(
-    serveCommand,
-  );
+  return withUnpricedOption(withRateOptions(withNotifyOption(withWorkersOptions(withReadDb(cmd)))));
 }
