@@ -38,7 +38,7 @@ export function registerConsoleCommand(program: Command): void {
     .option("--no-open", "print the one-time sign-in link without opening a browser");
   withServeOptions(cmd).action((flags: ServeFlags & { open: boolean }) =>
     serveCommand(flags, {
-      secret: readConfig().serverSecret ?? randomBytes(32).toString("hex"),
+      secret: readConfig().serverSecret || randomBytes(32).toString("hex"),
       onConsoleLink: flags.open ? openBrowser : undefined,
     }),
   );

@@ -13,13 +13,17 @@ export interface ServeProcess {
 }
 
 /**
- * `skillsync serve --port 0` as its own process, with no DATABASE_URL or SKILLSYNC_NOTIFY_URL of
+ * `skillsync serve --port 0` (or `console`) as its own process, with no DATABASE_URL or SKILLSYNC_NOTIFY_URL of
  * the machine's; resolves once it listens. Killed after the test and waited for (through
  * `afterTest`, so it runs for every test file sharing this module); its output is printed when
  * the test fails.
  */
-export async function serveProcess(args: string[], env: Record<string, string>): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [...nodeEntry("cli/run.ts"), "serve", "--port", "0", ...args], {
+export async function serveProcess(
+  args: string[],
+  env: Record<string, string>,
+  command: "serve" | "console" = "serve",
+): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [...nodeEntry("cli/run.ts"), command, "--port", "0", ...args], {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, DATABASE_URL: "", SKILLSYNC_NOTIFY_URL: "", ...env },
   });
