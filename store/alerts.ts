@@ -128,6 +128,18 @@ export async function listAlerts(db: Kysely<AnyDB>, q: AlertQuery = {}): Promise
   return rows.map(alertOf);
 }
 
+/** The latest alerts sent (a cooldown's suppressed ones left out), newest first. */
+export async function latestSentAlerts(db: Kysely<AnyDB>, limit: number): Promise<Alert[]> {
+  const rows = await db
+    .selectFrom("skillsync_alerts")
+    .selectAll()
+    .where("suppressed", "=", 0)
+    .orderBy("id", "desc")
+    .limit(limit)
+    .execute();
+  return rows.map(alertOf);
+}
+
 function alertOf(r: Record<string, unknown>): Alert {
   const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
   return {

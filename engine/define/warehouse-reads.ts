@@ -1,17 +1,12 @@
 import type { Warehouse } from "../../connectors/warehouse/open.js";
-import {
-  type BatchReadOptions,
-  type ReadOnlyOptions,
-  readOnly,
-  readOnlyBatches,
-} from "../../connectors/warehouse/read-only.js";
-import { readerLogin } from "../../store/reader-login.js";
+import type { BatchReadOptions, ReadOnlyOptions } from "../../connectors/warehouse/read-only.js";
+import { readAsReader, readBatchesAsReader } from "../../store/reader-db.js";
 
 /**
  * The one read-only path as every reader of the warehouse takes it — `skillsync sql`, a pipeline's
- * input `sql:`, the server's table views, Sheets pushes, the MCP tools (docs/read-only.md): the
- * statement checked, then run on SQLite over a read-only connection and on Postgres logged in as
- * the warehouse's reader role, made on first use where the owner may.
+ * input `sql:`, the server's table views, Sheets pushes, the MCP tools, the console (docs/read-only.md):
+ * the statement checked, then run on SQLite over a read-only connection and on Postgres logged in
+ * as the warehouse's reader role, made on first use where the owner may (store/reader-db.ts).
  *
  * @example await readWarehouse(w, "select count(*) as n from marketplace_search_results")
  */
@@ -20,7 +15,7 @@ export function readWarehouse(
   text: string,
   o: Omit<ReadOnlyOptions, "login"> = {},
 ): Promise<Record<string, unknown>[]> {
-  return readOnly(w, text, { ...o, login: () => readerLogin(w) });
+  return readAsReader(w, text, o);
 }
 
 /**
@@ -33,5 +28,5 @@ export function readWarehouseBatches(
   text: string,
   o: Omit<BatchReadOptions, "login">,
 ): Promise<number> {
-  return readOnlyBatches(w, text, { ...o, login: () => readerLogin(w) });
+  return readBatchesAsReader(w, text, o);
 }

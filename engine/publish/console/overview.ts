@@ -1,8 +1,9 @@
-import { type Kysely, type RawBuilder, sql } from "kysely";
-import type { AnyDB, Warehouse } from "../../../connectors/warehouse/open.js";
+import type { Warehouse } from "../../../connectors/warehouse/open.js";
+import { latestSentAlerts } from "../../../store/alerts.js";
 import { budgetStatus } from "../../../store/budget-status.js";
+import { runsByDay, storeAnswersByDay } from "../../../store/console-runs.js";
+import { readerWarehouse } from "../../../store/reader-db.js";
 import { estimateCredits, loadPrices, type PriceTable } from "../../define/prices.js";
-import { readerDb, readerWarehouse } from "./compiled-read.js";
 
 /** One UTC day of the overview: what the runs started that day spent, saved and how they ended. */
 export interface DayFigures {
@@ -46,7 +47,6 @@ export interface Overview {
 
 const DAY_MS = 86_400_000;
 const LATEST_ALERTS = 10;
-const STORE_OUTCOMES = ["cached", "shared"];
 
 // Sums of prices like 0.1 shown as people write them.
 const round = (n: number) => Math.round(n * 1e6) / 1e6;
@@ -60,73 +60,6 @@ function windowOf(days: number, now: Date): { days: string[]; bounds: string[] }
   return { days: bounds.slice(0, -1).map((b) => b.slice(0, 10)), bounds };
 }
 
-/**
- * The index of the window's day a timestamp falls in, as SQL both databases read alike: a CASE
- * over the day bounds, bound as parameters (so Postgres compares them as timestamps, SQLite as
- * ISO text) — no date function, which the two name differently.
- */
-function dayIndex(column: string, bounds: string[]): RawBuilder<number> {
-  const whens = bounds.slice(1, -1).map((b, i) => sql`when ${sql.ref(column)} < ${b} then ${sql.lit(i)}`);
-  const last = sql.lit(bounds.length - 2);
-  return whens.length ? sql<number>`case ${sql.join(whens, sql` `)} else ${last} end` : sql<number>`${last}`;
-}
-
-/** Runs of the window, by day and outcome, with their sums. */
-function runsByDay(db: Kysely<AnyDB>, bounds: string[]) {
-  const inWindow = db
-    .selectFrom("skillsync_runs")
-    .select([
-      dayIndex("started_at", bounds).as("day"),
-      "status",
-      "credits_spent",
-      "credits_saved",
-      "calls_cached",
-      "calls_shared",
-      "items_reused",
-    ])
-    .where("started_at", ">=", bounds[0]!)
-    .where("started_at", "<", bounds.at(-1)!);
-  return db
-    .selectFrom(inWindow.as("r"))
-    .select((eb) => [
-      "r.day",
-      "r.status",
-      eb.fn.countAll().as("n"),
-      eb.fn.sum("r.credits_spent").as("credits"),
-      eb.fn.sum("r.credits_saved").as("saved"),
-      eb.fn.sum(eb("r.calls_cached", "+", eb.ref("r.calls_shared"))).as("from_store"),
-      eb.fn.sum("r.items_reused").as("reused"),
-    ])
-    .groupBy(["r.day", "r.status"])
-    .execute();
-}
-
-/**
- * The ledger's answers from the store (cached, or shared by another run's call) of the window's
- * runs, by day and skill: counted per run first, so the day of each run is found once, not once
- * per call.
- */
-function storeAnswersByDay(db: Kysely<AnyDB>, bounds: string[]) {
-  const [lo, hi] = [bounds[0]!, bounds.at(-1)!];
-  const windowRuns = db
-    .selectFrom("skillsync_runs")
-    .where("started_at", ">=", lo)
-    .where("started_at", "<", hi);
-  const perRun = db
-    .selectFrom("skillsync_calls")
-    .select((eb) => ["run_id", "skill", eb.fn.countAll().as("n")])
-    .where("outcome", "in", STORE_OUTCOMES)
-    .where("run_id", "in", windowRuns.select("id"))
-    .groupBy(["run_id", "skill"]);
-  const dayOfRun = windowRuns.select(["id", dayIndex("started_at", bounds).as("day")]);
-  return db
-    .selectFrom(perRun.as("a"))
-    .innerJoin(dayOfRun.as("d"), "d.id", "a.run_id")
-    .select((eb) => ["d.day", "a.skill", eb.fn.sum("a.n").as("n")])
-    .groupBy(["d.day", "a.skill"])
-    .execute();
-}
-
 const emptyDay = (day: string): DayFigures => ({
   day,
   credits: 0,
@@ -137,21 +70,20 @@ const emptyDay = (day: string): DayFigures => ({
 });
 
 /** The window's days, each with its runs' sums and what its answers from the store saved. */
-async function dayFigures(db: Kysely<AnyDB>, days: number, now: Date, prices: PriceTable) {
+async function dayFigures(r: Warehouse, days: number, now: Date, prices: PriceTable) {
   const win = windowOf(days, now);
-  const [runs, answers] = await Promise.all([runsByDay(db, win.bounds), storeAnswersByDay(db, win.bounds)]);
+  const [runs, answers] = await Promise.all([runsByDay(r, win.bounds), storeAnswersByDay(r, win.bounds)]);
   const out = win.days.map(emptyDay);
-  for (const r of runs) {
-    const d = out[Number(r.day)]!;
-    d.credits += Number(r.credits ?? 0);
-    d.savedCredits += Number(r.saved ?? 0);
-    d.callsFromStore += Number(r.from_store ?? 0);
-    d.itemsReused += Number(r.reused ?? 0);
-    d.runs[String(r.status)] = (d.runs[String(r.status)] ?? 0) + Number(r.n);
+  for (const s of runs) {
+    const d = out[s.day]!;
+    d.credits += s.credits;
+    d.savedCredits += s.saved;
+    d.callsFromStore += s.fromStore;
+    d.itemsReused += s.itemsReused;
+    d.runs[s.status] = (d.runs[s.status] ?? 0) + s.runs;
   }
   // The ledger keeps no item count for a stored answer: a per-item price counts one item a call.
-  for (const a of answers)
-    out[Number(a.day)]!.savedCredits += Number(a.n) * estimateCredits(prices, String(a.skill), 1);
+  for (const a of answers) out[a.day]!.savedCredits += a.calls * estimateCredits(prices, a.skill, 1);
   for (const d of out) {
     d.credits = round(d.credits);
     d.savedCredits = round(d.savedCredits);
@@ -160,25 +92,18 @@ async function dayFigures(db: Kysely<AnyDB>, days: number, now: Date, prices: Pr
 }
 
 /** The latest alerts sent (not held back by a cooldown), newest first. */
-async function latestAlerts(db: Kysely<AnyDB>): Promise<LatestAlert[]> {
-  const rows = await db
-    .selectFrom("skillsync_alerts")
-    .select(["alert_id", "watch", "table_name", "key_text", "column_name", "old_value", "new_value"])
-    .select(["changed_at", "load_id"])
-    .where("suppressed", "=", 0)
-    .orderBy("id", "desc")
-    .limit(LATEST_ALERTS)
-    .execute();
-  return rows.map((r) => ({
-    alertId: String(r.alert_id),
-    watch: String(r.watch),
-    table: String(r.table_name),
-    key: String(r.key_text),
-    column: r.column_name === null ? null : String(r.column_name),
-    from: r.old_value,
-    to: r.new_value,
-    at: new Date(String(r.changed_at)).toISOString(),
-    loadId: Number(r.load_id),
+async function latestAlerts(r: Warehouse): Promise<LatestAlert[]> {
+  const alerts = await latestSentAlerts(r.db, LATEST_ALERTS);
+  return alerts.map((a) => ({
+    alertId: a.id,
+    watch: a.watch,
+    table: a.table,
+    key: a.key,
+    column: a.column,
+    from: a.old,
+    to: a.new,
+    at: a.changedAt,
+    loadId: a.loadId,
   }));
 }
 
@@ -191,11 +116,11 @@ export async function readOverview(
   w: Warehouse,
   o: { days: number; now?: Date; prices?: PriceTable },
 ): Promise<Overview> {
-  const db = readerDb(w, "console overview");
+  const r = readerWarehouse(w, "console overview");
   const [days, budgets, alerts] = await Promise.all([
-    dayFigures(db, o.days, o.now ?? new Date(), o.prices ?? loadPrices()),
-    budgetStatus(readerWarehouse(w, "console overview")),
-    latestAlerts(db),
+    dayFigures(r, o.days, o.now ?? new Date(), o.prices ?? loadPrices()),
+    budgetStatus(r),
+    latestAlerts(r),
   ]);
   const daily = budgets.find((b) => b.period === "daily");
   const monthly = budgets.find((b) => b.period === "monthly");

@@ -1,9 +1,8 @@
-import { type Kysely, type SelectQueryBuilder, sql } from "kysely";
-import { readJson } from "../../../connectors/warehouse/adapter.js";
-import type { AnyDB, Warehouse } from "../../../connectors/warehouse/open.js";
+import type { Warehouse } from "../../../connectors/warehouse/open.js";
 import { ValidationError } from "../../../core/errors.js";
+import { countRuns, type RunsQuery, runPipelines, runsPage } from "../../../store/console-runs.js";
+import { readerWarehouse } from "../../../store/reader-db.js";
 import { runRowView } from "../run-and-pipeline-views.js";
-import { readerDb } from "./compiled-read.js";
 
 /** Which runs to list: each member narrows the list; `before` continues after a page. */
 export interface RunFilter {
@@ -48,41 +47,15 @@ function cursorParts(cursor: string): { at: string; id: string } {
   return { at, id };
 }
 
-/** LIKE's wildcards in a name taken literally (with `escape '\'`). */
-const literalLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
-
-/** The filter's conditions (the cursor aside) on a query of skillsync_runs. */
-function filtered<Q extends SelectQueryBuilder<AnyDB, "skillsync_runs", object>>(q: Q, f: RunFilter): Q {
-  let s = q as SelectQueryBuilder<AnyDB, "skillsync_runs", object>;
-  if (f.status) s = s.where("status", "=", f.status);
-  if (f.trigger) s = s.where("trigger", "=", f.trigger);
-  if (f.from) s = s.where("started_at", ">=", dayStart(f.from, "from"));
-  if (f.to) s = s.where("started_at", "<", dayStart(f.to, "to", 1));
-  if (f.pipeline) {
-    // pipelines is a JSON list: the name as JSON writes it, quotes included, is one whole member.
-    const member = `%${literalLike(JSON.stringify(f.pipeline))}%`;
-    s = s.where(sql<boolean>`cast(${sql.ref("pipelines")} as text) like ${member} escape '\\'`);
-  }
-  return s as Q;
-}
-
-/** One page of runs, newest first (by start, then id). */
-function pageRows(db: Kysely<AnyDB>, f: RunFilter, limit: number) {
-  let q = filtered(db.selectFrom("skillsync_runs").selectAll(), f);
-  if (f.before) {
-    const { at, id } = cursorParts(f.before);
-    q = q.where((eb) =>
-      eb.or([eb("started_at", "<", at), eb.and([eb("started_at", "=", at), eb("id", "<", id)])]),
-    );
-  }
-  return q.orderBy("started_at", "desc").orderBy("id", "desc").limit(limit).execute();
-}
-
-function countRows(db: Kysely<AnyDB>, f: RunFilter) {
-  return filtered(
-    db.selectFrom("skillsync_runs").select((eb) => eb.fn.countAll().as("n")),
-    f,
-  ).executeTakeFirst();
+/** The filter's days as the instants runs' starts are compared with. */
+function queryOf(f: RunFilter): RunsQuery {
+  return {
+    status: f.status,
+    pipeline: f.pipeline,
+    trigger: f.trigger,
+    startedFrom: f.from ? dayStart(f.from, "from") : undefined,
+    startedBefore: f.to ? dayStart(f.to, "to", 1) : undefined,
+  };
 }
 
 /**
@@ -94,24 +67,16 @@ export async function readRunList(
   f: RunFilter,
 ): Promise<{ runs: RunView[]; total: number; next: string | null }> {
   const limit = Math.max(1, Math.floor(f.limit));
-  const db = readerDb(w, "console runs");
+  const q = queryOf(f);
+  const after = f.before ? cursorParts(f.before) : undefined;
+  const r = readerWarehouse(w, "console runs");
   // One more than a page says whether another follows.
-  const [rows, count] = await Promise.all([pageRows(db, f, limit + 1), countRows(db, f)]);
+  const [rows, total] = await Promise.all([runsPage(r, q, limit + 1, after), countRuns(r, q)]);
   const runs = rows.slice(0, limit).map(runRowView);
-  return {
-    runs,
-    total: Number(count?.n ?? 0),
-    next: rows.length > limit ? cursorOf(runs.at(-1)!) : null,
-  };
+  return { runs, total, next: rows.length > limit ? cursorOf(runs.at(-1)!) : null };
 }
 
 /** Every pipeline a run of the warehouse ran, sorted (the list's pipeline filter). */
-export async function runPipelineNames(w: Warehouse): Promise<string[]> {
-  const rows = await readerDb(w, "console runs")
-    .selectFrom("skillsync_runs")
-    .select(sql<string>`cast(${sql.ref("pipelines")} as text)`.as("p"))
-    .distinct()
-    .execute();
-  const names = new Set(rows.flatMap((r) => readJson<string[]>(r.p)));
-  return [...names].sort();
+export function runPipelineNames(w: Warehouse): Promise<string[]> {
+  return runPipelines(readerWarehouse(w, "console runs"));
 }

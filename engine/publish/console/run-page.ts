@@ -1,20 +1,9 @@
-import type { Kysely } from "kysely";
-import { readJson } from "../../../connectors/warehouse/adapter.js";
-import type { AnyDB, Warehouse } from "../../../connectors/warehouse/open.js";
+import type { Warehouse } from "../../../connectors/warehouse/open.js";
+import { outboxOfRun, type RunReject, rejectsOfRun } from "../../../store/console-run-page.js";
 import type { LoadRow } from "../../../store/loads.js";
+import { readerWarehouse } from "../../../store/reader-db.js";
 import { type RunDetail, runDetail } from "../../../store/run-detail.js";
 import { runRowView } from "../run-and-pipeline-views.js";
-import { readerDb, readerWarehouse } from "./compiled-read.js";
-
-/** A rejected record as the run page shows it. */
-interface RejectExample {
-  id: number;
-  pipeline: string;
-  table: string;
-  reason: string;
-  record: unknown;
-  at: string;
-}
 
 /** An event the run sent (one per webhook or address it went to; which one is never shown). */
 interface RunEvent {
@@ -35,7 +24,7 @@ export interface RunPage {
   /** Per pipeline, as `skillsync runs ID` counts them (store/run-detail.ts). */
   pipelines: RunDetail["pipelines"];
   loads: LoadRow[];
-  rejects: { total: number; reasons: { reason: string; count: number }[]; examples: RejectExample[] };
+  rejects: { total: number; reasons: { reason: string; count: number }[]; examples: RunReject[] };
   /** The failed and ambiguous calls' codes and messages, per pipeline. */
   errors: { pipeline: string; code: string; message: string; count: number }[];
   events: RunEvent[];
@@ -43,60 +32,24 @@ export interface RunPage {
 
 const REJECT_EXAMPLES = 50;
 
-const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(String(v)).toISOString());
-
 /** The run's rejected records by reason, most frequent first, and the first few of them. */
-async function rejectsOf(db: Kysely<AnyDB>, id: string): Promise<RunPage["rejects"]> {
-  const [reasons, examples] = await Promise.all([
-    db
-      .selectFrom("skillsync_rejects")
-      .select((eb) => ["reason", eb.fn.countAll().as("n")])
-      .where("run_id", "=", id)
-      .groupBy("reason")
-      .orderBy("n", "desc")
-      .orderBy("reason")
-      .execute(),
-    db
-      .selectFrom("skillsync_rejects")
-      .select(["id", "pipeline", "table_name", "reason", "record", "created_at"])
-      .where("run_id", "=", id)
-      .orderBy("id")
-      .limit(REJECT_EXAMPLES)
-      .execute(),
-  ]);
-  const counted = reasons.map((r) => ({ reason: String(r.reason), count: Number(r.n) }));
-  return {
-    total: counted.reduce((sum, r) => sum + r.count, 0),
-    reasons: counted,
-    examples: examples.map((r) => ({
-      id: Number(r.id),
-      pipeline: String(r.pipeline),
-      table: String(r.table_name),
-      reason: String(r.reason),
-      record: r.record === null ? null : readJson(r.record),
-      at: iso(r.created_at) ?? "",
-    })),
-  };
+async function rejectsOf(r: Warehouse, id: string): Promise<RunPage["rejects"]> {
+  const { reasons, examples } = await rejectsOfRun(r, id, REJECT_EXAMPLES);
+  return { total: reasons.reduce((sum, x) => sum + x.count, 0), reasons, examples };
 }
 
-/** The outbox rows of the run, in the order they were written; never their target (a URL's hash). */
-async function eventsOf(db: Kysely<AnyDB>, id: string): Promise<RunEvent[]> {
-  const rows = await db
-    .selectFrom("skillsync_outbox")
-    .select(["event_id", "kind", "attempts", "created_at", "delivered_at", "last_error"])
-    .where("run_id", "=", id)
-    .orderBy("id")
-    .execute();
-  return rows.map((r) => {
-    const delivered = r.delivered_at !== null && r.delivered_at !== undefined;
+/** The run's events, in the order they were written; never their target (a URL's hash). */
+async function eventsOf(r: Warehouse, id: string): Promise<RunEvent[]> {
+  return (await outboxOfRun(r, id)).map((e) => {
+    const delivered = e.deliveredAt !== null;
     return {
-      eventId: String(r.event_id),
-      kind: String(r.kind),
-      state: delivered ? "delivered" : r.last_error ? "failed" : "pending",
-      attempts: Number(r.attempts),
-      createdAt: iso(r.created_at) ?? "",
-      deliveredAt: iso(r.delivered_at),
-      error: delivered || !r.last_error ? null : String(r.last_error),
+      eventId: e.eventId,
+      kind: e.kind,
+      state: delivered ? "delivered" : e.lastError ? "failed" : "pending",
+      attempts: e.attempts,
+      createdAt: e.createdAt,
+      deliveredAt: e.deliveredAt,
+      error: delivered || !e.lastError ? null : e.lastError,
     };
   });
 }
@@ -107,11 +60,10 @@ async function eventsOf(db: Kysely<AnyDB>, id: string): Promise<RunEvent[]> {
  * examples, the failed calls' errors and the events it sent. Undefined when there is no such run.
  */
 export async function readRunPage(w: Warehouse, id: string): Promise<RunPage | undefined> {
-  const source = "console run page";
-  const detail = await runDetail(readerWarehouse(w, source), id);
+  const r = readerWarehouse(w, "console run page");
+  const detail = await runDetail(r, id);
   if (!detail) return undefined;
-  const db = readerDb(w, source);
-  const [rejects, events] = await Promise.all([rejectsOf(db, id), eventsOf(db, id)]);
+  const [rejects, events] = await Promise.all([rejectsOf(r, id), eventsOf(r, id)]);
   return {
     run: runRowView(detail.run),
     warnings: detail.warnings,
