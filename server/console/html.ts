@@ -20,7 +20,7 @@ export class Html {
 
 type Part = Html | string | number | boolean | null | undefined | readonly Part[];
 
-export const escapeText = (s: string): string => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+const escapeText = (s: string): string => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 function render(v: Part): string {
   if (v === null || v === undefined || v === false) return "";

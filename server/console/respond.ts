@@ -14,7 +14,7 @@ export type ConsoleReply =
  * No inline script or style, nothing from another origin, no framing, forms post only here. The
  * pages' data for charts is a `type="application/json"` block, which is never executed.
  */
-export const CONTENT_SECURITY_POLICY = [
+const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
@@ -35,7 +35,7 @@ const SECURITY_HEADERS = {
   "cross-origin-resource-policy": "same-origin",
 };
 
-export const SESSION_COOKIE = "skillsync_console";
+const SESSION_COOKIE = "skillsync_console";
 
 /** Whether the request came over TLS (here, or at a proxy that says so): the cookie is then Secure. */
 export function overTls(req: IncomingMessage): boolean {
