@@ -56,10 +56,12 @@ const layers = [
   { folder: "cli", may: [...BELOW_ENGINE, "engine", "server", "scheduler", "mcp", "emulator", "cli"] },
   { folder: "emulator", may: ["core", "schema", "emulator"] },
   { folder: "pipelines", may: [] },
+  // The console's browser code is bundled on its own (scripts/build-web.mjs): uPlot and nothing of ours.
+  { folder: "web", may: ["web"] },
 ];
 
 const ours =
-  "^(core|schema|connectors|migrations|store|engine|server|scheduler|mcp|cli|emulator|pipelines|bench|scripts|test)/";
+  "^(core|schema|connectors|migrations|store|engine|server|scheduler|mcp|cli|emulator|pipelines|web|bench|scripts|test)/";
 const under = (folders) => `^(${folders.join("|")})(/|$)`;
 
 module.exports = {

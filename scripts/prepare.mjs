@@ -1,4 +1,5 @@
-// npm's `prepare`: builds dist/ with `tsc -p tsconfig.build.json` at `npm install` / `npm ci`.
+// npm's `prepare`: builds dist/ with `tsc -p tsconfig.build.json` at `npm install` / `npm ci`, then
+// the console's browser assets (scripts/build-web.mjs → dist/web/).
 //
 // npm 11 answers the first `npx skillsync …` in this folder by installing the folder into npx's
 // cache (to link the package's own bin), which runs `prepare` once more: a second full build, 20 to
@@ -10,7 +11,9 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const built = existsSync(fileURLToPath(new URL("../dist/cli/run.js", import.meta.url)));
+const built = ["../dist/cli/run.js", "../dist/web/console.js"].every((f) =>
+  existsSync(fileURLToPath(new URL(f, import.meta.url))),
+);
 
 if (process.env.npm_command === "exec" && built) process.exit(0);
 
@@ -19,4 +22,6 @@ const build = spawnSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], {
   cwd: root,
   stdio: "inherit",
 });
-process.exit(build.status ?? 1);
+if (build.status !== 0) process.exit(build.status ?? 1);
+const web = spawnSync(process.execPath, ["scripts/build-web.mjs"], { cwd: root, stdio: "inherit" });
+process.exit(web.status ?? 1);

@@ -1,7 +1,13 @@
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { bundleFolder, bundleSources } from "./helpers/bundle.js";
 import { describeLeftovers, findLeftovers, reapLeftovers } from "./helpers/leftovers.js";
 import { BUNDLE_DIR_ENV, SPAWNED_SOURCES } from "./helpers/node-entry.js";
 import { markRun } from "./helpers/run-marker.js";
+
+/** The console's browser assets' build (dist/web/), the one `prepare` and `npm run build` run. */
+const BUILD_WEB = fileURLToPath(new URL("../scripts/build-web.mjs", import.meta.url));
 
 /** How long processes still ending when the last test finished get before they count as left. */
 const GRACE_MS = 10_000;
@@ -11,6 +17,9 @@ const GRACE_MS = 10_000;
  * before any test file runs: each process then starts from one file, not under tsx. The folder
  * reaches the test workers through the environment; it is removed at the end.
  *
+ * The console's script and stylesheet are rebuilt too (dist/web/, as `prepare` builds them), so the
+ * server's pages and the browser tests never serve a bundle older than web/.
+ *
  * It also marks the run in the environment (test/helpers/run-marker.ts): once all tests are done,
  * a process a test started that is still alive, with the ports it listens on, is killed and fails
  * the suite.
@@ -19,7 +28,10 @@ export default async function setup(): Promise<() => Promise<void>> {
   const marker = markRun();
   const folder = bundleFolder("test");
   try {
-    await bundleSources([...SPAWNED_SOURCES], folder.dir);
+    await Promise.all([
+      bundleSources([...SPAWNED_SOURCES], folder.dir),
+      promisify(execFile)(process.execPath, [BUILD_WEB]),
+    ]);
   } catch (err) {
     // No teardown runs when the setup fails: the folder goes now.
     folder.remove();
