@@ -272,3 +272,20 @@ export async function resumeSchedule(w: Warehouse, pipeline: string): Promise<bo
     .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
+
+/**
+ * Pauses a schedule by hand (the console, `skillsync schedule pause`): every scheduler skips its
+ * ticks until `resumeSchedule`. Makes its state row when no scheduler has yet, so a schedule can be
+ * paused before it first fires. True when it was running (not paused) before.
+ */
+export async function pauseSchedule(w: Warehouse, pipeline: string, reason: string): Promise<boolean> {
+  await ensureStates(w, [pipeline]);
+  const now = iso(new Date());
+  const r = await w.db
+    .updateTable("skillsync_schedule_state")
+    .set({ paused: 1, paused_at: now, paused_reason: redact(reason).slice(0, 500), updated_at: now })
+    .where("pipeline", "=", pipeline)
+    .where("paused", "=", 0)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import type { WorkQueue } from "../../connectors/queue/work-queue.js";
 import { openWarehouse, type Warehouse } from "../../connectors/warehouse/open.js";
+import { ValidationError } from "../../core/errors.js";
 import type { Log } from "../../core/log.js";
 import { listBuiltinPipelines, loadPipeline } from "../../engine/define/pipeline-file.js";
 import { uniqueTargets } from "../../engine/notify/config.js";
@@ -12,7 +13,7 @@ import { sheetScheduleSpec, watchSheetSchedules } from "../../scheduler/sheet-sc
 import type { ScheduleSpec } from "../../schema/schedule.js";
 import { formatInZone, nextTimes } from "../../schema/schedule-times.js";
 import { migrateToLatest } from "../../store/migrate.js";
-import { readStates, resumeSchedule, type ScheduleState } from "../../store/schedule-state.js";
+import { pauseSchedule, readStates, resumeSchedule, type ScheduleState } from "../../store/schedule-state.js";
 import { liveSheetSchedules, type SheetSchedule, sheetScheduleKey } from "../../store/sheet-schedules.js";
 import {
   dbOption,
@@ -266,4 +267,52 @@ export function registerScheduleCommand(program: Command): void {
         );
       }),
     );
+  registerPause(schedule);
+}
+
+/** `schedule pause NAME`: every scheduler on the warehouse skips its ticks until `schedule resume`. */
+function registerPause(schedule: Command): void {
+  schedule
+    .command("pause")
+    .description("pause a schedule: no scheduler on the warehouse fires it until `schedule resume`")
+    .argument("<pipeline>", "the pipeline's name, or sheet:<id> for a schedule made from a spreadsheet")
+    .option("--reason <text>", "why, as --list and the console show it", "paused by hand")
+    .option("--db <url>", "warehouse URL (default DATABASE_URL or ./skillsync.db)")
+    .action((name: string, flags: { db?: string; reason: string }) =>
+      withWarehouse(dbOption({ db: flags.db ?? schedule.opts<ScheduleFlags>().db }), async (w) => {
+        await migrateToLatest(w);
+        const known = await knownSchedules(w);
+        // A state row is made on pause: a typo must not become a schedule of its own.
+        if (!known.includes(name))
+          throw new UsageError(
+            `no schedule named "${name}" in this warehouse (known: ${known.join(", ") || "none yet"})`,
+          );
+        const was = (await readStates(w, [name]))[0];
+        printLine(
+          (await pauseSchedule(w, name, flags.reason))
+            ? `paused ${name}; resume: skillsync schedule resume ${name}`
+            : `${name} was already paused (${was?.pausedReason ?? "by hand"})`,
+        );
+      }),
+    );
+}
+
+/** The schedules a warehouse knows: those a scheduler has fired, the sheet schedules, the built-ins and ./pipelines with a schedule. */
+async function knownSchedules(w: Warehouse): Promise<string[]> {
+  const files = [...listBuiltinPipelines().map((f) => loadPipeline(f))];
+  let local: string[] = [];
+  try {
+    local = loadSchedules([], { notify: false }).map((s) => s.pipeline.name);
+  } catch (err) {
+    // No ./pipelines folder here, or none of it scheduled: the warehouse's own names remain.
+    if (!(err instanceof ValidationError)) throw err;
+  }
+  return [
+    ...new Set([
+      ...(await readStates(w)).map((s) => s.pipeline),
+      ...(await liveSheetSchedules(w)).map((s) => sheetScheduleKey(s.id)),
+      ...files.filter((p) => p.schedule).map((p) => p.name),
+      ...local,
+    ]),
+  ];
 }
