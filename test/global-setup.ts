@@ -1,13 +1,7 @@
-import { execFile } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
-import { bundleFolder, bundleSources } from "./helpers/bundle.js";
+import { buildWebAssets, bundleFolder, bundleSources } from "./helpers/bundle.js";
 import { describeLeftovers, findLeftovers, reapLeftovers } from "./helpers/leftovers.js";
 import { BUNDLE_DIR_ENV, SPAWNED_SOURCES } from "./helpers/node-entry.js";
 import { markRun } from "./helpers/run-marker.js";
-
-/** The console's browser assets' build (dist/web/), the one `prepare` and `npm run build` run. */
-const BUILD_WEB = fileURLToPath(new URL("../scripts/build-web.mjs", import.meta.url));
 
 /** How long processes still ending when the last test finished get before they count as left. */
 const GRACE_MS = 10_000;
@@ -28,10 +22,7 @@ export default async function setup(): Promise<() => Promise<void>> {
   const marker = markRun();
   const folder = bundleFolder("test");
   try {
-    await Promise.all([
-      bundleSources([...SPAWNED_SOURCES], folder.dir),
-      promisify(execFile)(process.execPath, [BUILD_WEB]),
-    ]);
+    await Promise.all([bundleSources([...SPAWNED_SOURCES], folder.dir), buildWebAssets()]);
   } catch (err) {
     // No teardown runs when the setup fails: the folder goes now.
     folder.remove();

@@ -1,6 +1,8 @@
+import { execFile } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { build } from "esbuild";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -45,4 +47,12 @@ function entryName(source: string): string {
 export function bundleFolder(tag: string): { dir: string; remove(): void } {
   const dir = join(ROOT, "node_modules", ".cache", `skillsync-${tag}-${process.pid}-${Date.now()}`);
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The console's script and stylesheet rebuilt (dist/web/, by the script `prepare` and `npm run
+ * build` run), so the server's pages and the browser tests never serve a bundle older than web/.
+ */
+export async function buildWebAssets(): Promise<void> {
+  await promisify(execFile)(process.execPath, [join(ROOT, "scripts", "build-web.mjs")]);
 }

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bundleFolder, bundleSources } from "../helpers/bundle.js";
+import { buildWebAssets, bundleFolder, bundleSources } from "../helpers/bundle.js";
 import { BUNDLE_DIR_ENV, SPAWNED_SOURCES } from "../helpers/node-entry.js";
 import { dropSchemas, emptyCounts, scanFolder, scanPostgres } from "./support/scan.js";
 import { checkScanner } from "./support/scan-check.js";
@@ -20,7 +20,8 @@ import { summarise } from "./support/summary.js";
 export default async function setup(): Promise<() => Promise<void>> {
   const bundles = bundleFolder("reliability");
   try {
-    await bundleSources([...SPAWNED_SOURCES], bundles.dir);
+    // The console's assets as well: the console's browser trial serves them.
+    await Promise.all([bundleSources([...SPAWNED_SOURCES], bundles.dir), buildWebAssets()]);
   } catch (err) {
     // No teardown runs when the setup fails: the folder goes now.
     bundles.remove();

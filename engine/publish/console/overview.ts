@@ -91,9 +91,9 @@ async function dayFigures(r: Warehouse, days: number, now: Date, prices: PriceTa
   return out;
 }
 
-/** The latest alerts sent (not held back by a cooldown), newest first. */
-async function latestAlerts(r: Warehouse): Promise<LatestAlert[]> {
-  const alerts = await latestSentAlerts(r.db, LATEST_ALERTS);
+/** The latest alerts sent (not held back by a cooldown), newest first (the overview's, or `limit` of them). */
+export async function latestAlerts(r: Warehouse, limit = LATEST_ALERTS): Promise<LatestAlert[]> {
+  const alerts = await latestSentAlerts(r.db, limit);
   return alerts.map((a) => ({
     alertId: a.id,
     watch: a.watch,

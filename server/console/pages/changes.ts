@@ -1,6 +1,7 @@
 import { historyTables, readChangeFeed } from "../../../engine/publish/console/change-feed.js";
 import { readKeyTimeline } from "../../../engine/publish/console/key-timeline.js";
-import { readOverview } from "../../../engine/publish/console/overview.js";
+import { latestAlerts } from "../../../engine/publish/console/overview.js";
+import { readerWarehouse } from "../../../store/reader-db.js";
 import type { PageRequest } from "../context.js";
 import { html, num, query, time } from "../html.js";
 import { grid, layout, notice } from "../layout.js";
@@ -15,9 +16,9 @@ const link = (t: string) => `/console/changes/${encodeURIComponent(t)}`;
 /** `/console/changes`: the tables that keep history, what changed lately, and the latest alerts. */
 export async function changesPage(r: PageRequest): Promise<ConsoleReply> {
   const w = r.c.route.warehouse;
-  const [tables, o] = await Promise.all([
+  const [tables, alerts] = await Promise.all([
     historyTables(w),
-    readOverview(w, { days: 1, prices: r.c.route.prices }),
+    latestAlerts(readerWarehouse(w, "console alerts"), 50),
   ]);
   const body = html`<section><h2>Tables that keep history</h2>${
     tables.length
@@ -31,7 +32,7 @@ export async function changesPage(r: PageRequest): Promise<ConsoleReply> {
         })
       : html`<p class="muted">No table keeps history: a pipeline with <code>mode: history</code> makes one (docs/history.md).</p>`
   }</section>
-<section><h2>Latest alerts</h2>${alertRows(o.latestAlerts)}</section>`;
+<section><h2>Latest alerts</h2>${alertRows(alerts)}</section>`;
   return {
     status: 200,
     page: layout({ title: "Changes and alerts", nav: "changes", body, csrf: r.session.csrf }),
