@@ -208,6 +208,9 @@ function indexesOf(def: TableDef): IndexDef[] {
   if (def.versioned === "parent") {
     out.push({ name: `${def.name}_version`, columns: [...def.key, "valid_from"], unique: true });
     out.push({ name: `${def.name}_current_key`, columns: def.key, unique: true, current: true });
+    // What each load changed, newest first (the console's feeds, `changes --since LOAD`): without it
+    // a million versions are scanned to find one load's. load_id only grows, so inserts append.
+    out.push({ name: `${def.name}_by_load`, columns: ["load_id", ...def.key, "valid_from"], unique: false });
   } else if (def.versioned === "child") {
     const parentKey = def.key.slice(0, -1);
     out.push({

@@ -1,4 +1,4 @@
-import { historyTables, readChangeFeed } from "../../../engine/publish/console/change-feed.js";
+import { historySource, historyTables, readChangeFeed } from "../../../engine/publish/console/change-feed.js";
 import { readKeyTimeline } from "../../../engine/publish/console/key-timeline.js";
 import { latestAlerts } from "../../../engine/publish/console/overview.js";
 import { readerWarehouse } from "../../../store/reader-db.js";
@@ -24,7 +24,7 @@ export async function changesPage(r: PageRequest): Promise<ConsoleReply> {
     tables.length
       ? grid({
           label: "Tables that keep history",
-          head: ["Table", "Key", { text: "Changes in the last 10 loads", n: true }, "Last change"],
+          head: ["Table", "Key", { text: "Keys changed in the last 10 loads", n: true }, "Last change"],
           rows: tables.map(
             (t) =>
               html`<tr><td><a href="${link(t.table)}">${t.table}</a></td><td>${t.keyColumns.join(", ")}</td><td class="n">${num(t.changes)}</td><td>${time(t.lastChangeAt)}</td></tr>`,
@@ -42,7 +42,7 @@ export async function changesPage(r: PageRequest): Promise<ConsoleReply> {
 /** `/console/changes/:table`: its changes, newest first; with `?key=K`, that key's timeline. */
 export async function historyPage(r: PageRequest, table: string): Promise<ConsoleReply> {
   const w = r.c.route.warehouse;
-  const known = (await historyTables(w)).find((t) => t.table === table);
+  const known = await historySource(w, table);
   const page = (status: number, title: string, body: ReturnType<typeof html>) => ({
     status,
     page: layout({ title, nav: "changes", body, csrf: r.session.csrf }),
