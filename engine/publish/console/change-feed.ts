@@ -4,30 +4,11 @@ import { ValidationError } from "../../../core/errors.js";
 import { readCompiled } from "../../../store/reader-db.js";
 import { changesView } from "../../load/history-views.js";
 import { textOf } from "../../load/watches/versions.js";
-import { changeViewShape } from "../../load/watches/view-watches.js";
-import { CHILDREN_HASH, META_COLUMNS, VERSION_COLUMNS, VERSION_HASH } from "../../normalize/mapping.js";
-import { CHANGE_COLUMN_TYPES } from "../changes.js";
-import { type ColumnInfo, tableColumns, userTables } from "../read-table.js";
+import { type HistorySource, historySource } from "../history-source.js";
+import { userTables } from "../read-table.js";
 
-/**
- * A table whose changes the console shows, as the warehouse's own catalog has it: a history table
- * (`records.mode: history`, with its `<table>_changes` view) or a change view (`load_id` and
- * `previous_<column>` beside `<column>`, as `marketplace_price_history`). Every name in it comes
- * from the catalog, never from a request.
- */
-export interface HistorySource {
-  table: string;
-  kind: "history" | "view";
-  keyColumns: string[];
-  /** What a version holds (a history table's content columns, a change view's paired columns), typed where known. */
-  columns: ColumnInfo[];
-  /** A history table's child tables (key and `valid_from` of its versions); none for a view. */
-  children: string[];
-  /** The column that says when a row's values became true: `valid_from`, or a view's `…_at` (null: none). */
-  at: string | null;
-  /** A change view's column that is null on a key's first row (`previous_load_id`, else the first pair's `previous_…`). */
-  firstMark: string | null;
-}
+// The console's history page still takes historySource from here.
+export { historySource } from "../history-source.js";
 
 /** One change, newest first in a feed: its key (as watches write it), old → new as text, its load. */
 export interface FeedChange {
@@ -64,79 +45,6 @@ export interface HistoryTableSummary {
 const RECENT_LOADS = 10;
 /** The most changes one page of the feed holds. */
 const MAX_PAGE = 1000;
-
-const NOT_CONTENT = new Set<string>([
-  ...META_COLUMNS.map((c) => c.name),
-  ...VERSION_COLUMNS.map((c) => c.name),
-  VERSION_HASH,
-  CHILDREN_HASH,
-]);
-const CHANGE_COLUMNS = new Set(Object.keys(CHANGE_COLUMN_TYPES));
-
-/**
- * The history table or change view named `table`, or undefined when the warehouse has no such
- * one: an unknown or hostile name is compared with the catalog's names and goes no further.
- *
- * @example await historySource(w, "patent_legal_status") // { kind: "history", keyColumns: ["publication_number"], … }
- */
-export async function historySource(
-  w: Warehouse,
-  table: string,
-  known?: readonly string[],
-): Promise<HistorySource | undefined> {
-  const tables = known ?? (await userTables(w));
-  if (!tables.includes(table) || table.endsWith("_changes") || table.endsWith("_current")) return undefined;
-  if (tables.includes(changesView(table))) return historyTable(w, tables, table);
-  const columns = await tableColumns(w, table);
-  const shape = changeViewShape(columns.map((c) => c.name));
-  if (!shape) return undefined;
-  return {
-    table,
-    kind: "view",
-    keyColumns: shape.key,
-    columns: columns.filter((c) => shape.pairs.includes(c.name)),
-    children: [],
-    at: columns.find((c) => c.name.endsWith("_at"))?.name ?? null,
-    firstMark: columns.some((c) => c.name === "previous_load_id")
-      ? "previous_load_id"
-      : `previous_${shape.pairs[0]}`,
-  };
-}
-
-async function historyTable(w: Warehouse, tables: readonly string[], table: string): Promise<HistorySource> {
-  const keyColumns = (await w.adapter.columns(w.db, changesView(table)))
-    .map((c) => c.name)
-    .filter((c) => !CHANGE_COLUMNS.has(c));
-  // `…_at` columns say when a row was seen (observed_at), not what it holds: no version is made for them.
-  const columns = (await tableColumns(w, table)).filter(
-    (c) => !NOT_CONTENT.has(c.name) && !keyColumns.includes(c.name) && !c.name.endsWith("_at"),
-  );
-  return {
-    table,
-    kind: "history",
-    keyColumns,
-    columns,
-    children: await childTables(w, tables, table, keyColumns),
-    at: "valid_from",
-    firstMark: null,
-  };
-}
-
-/** Versioned tables (a `_current` view) that are not history tables themselves and carry the key: the children. */
-async function childTables(
-  w: Warehouse,
-  tables: readonly string[],
-  parent: string,
-  key: readonly string[],
-): Promise<string[]> {
-  const out: string[] = [];
-  for (const t of tables) {
-    if (t === parent || !tables.includes(`${t}_current`) || tables.includes(changesView(t))) continue;
-    const cols = (await w.adapter.columns(w.db, t)).map((c) => c.name);
-    if (key.every((k) => cols.includes(k)) && cols.includes("valid_from")) out.push(t);
-  }
-  return out;
-}
 
 /**
  * The source's changes as the `_changes` view has them (key columns, change, column_name,

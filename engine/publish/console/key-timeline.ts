@@ -4,8 +4,9 @@ import type { ColumnType } from "../../../schema/table.js";
 import { readCompiled } from "../../../store/reader-db.js";
 import { textOf } from "../../load/watches/versions.js";
 import { META_COLUMNS, VERSION_COLUMNS } from "../../normalize/mapping.js";
+import { type HistorySource, historySource } from "../history-source.js";
 import { type ColumnInfo, tableColumns } from "../read-table.js";
-import { type HistorySource, historySource, isoOf, keyText, keyValuesOf } from "./change-feed.js";
+import { isoOf, keyText, keyValuesOf } from "./change-feed.js";
 
 /** One key's values over its versions: numbers to draw as lines, text (a status) as steps. */
 export interface KeyTimeline {
