@@ -36,7 +36,8 @@ export interface NewVersion {
 
 type Versioned = Pick<CompiledMapping, "table" | "children" | "volatile">;
 
-const NOT_CONTENT = new Set<string>([
+/** Columns of a versioned table that the toolkit writes, not the data: never a version's content. */
+export const NOT_CONTENT: ReadonlySet<string> = new Set<string>([
   ...META_COLUMNS.map((c) => c.name),
   ...VERSION_COLUMNS.map((c) => c.name),
   VERSION_HASH,

@@ -1,7 +1,7 @@
 import type { Warehouse } from "../../connectors/warehouse/open.js";
+import { NOT_CONTENT } from "../load/history.js";
 import { changesView } from "../load/history-views.js";
 import { changeViewShape } from "../load/watches/view-watches.js";
-import { CHILDREN_HASH, META_COLUMNS, VERSION_COLUMNS, VERSION_HASH } from "../normalize/mapping.js";
 import { CHANGE_COLUMN_TYPES } from "./changes.js";
 import { type ColumnInfo, tableColumns, userTables } from "./read-table.js";
 
@@ -34,12 +34,6 @@ export interface HistorySource {
  */
 type HistorySourceOptions = { timeColumns?: boolean };
 
-const NOT_CONTENT = new Set<string>([
-  ...META_COLUMNS.map((c) => c.name),
-  ...VERSION_COLUMNS.map((c) => c.name),
-  VERSION_HASH,
-  CHILDREN_HASH,
-]);
 const CHANGE_COLUMNS = new Set(Object.keys(CHANGE_COLUMN_TYPES));
 
 /**

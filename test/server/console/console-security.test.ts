@@ -188,3 +188,32 @@ describe("the console's sign-in, sessions and writes", () => {
     }
   });
 });
+
+describe("the console's pages and hostile text", () => {
+  it("escapes what the warehouse holds and what a request names; an unknown table or key is a 404", async () => {
+    const t = await startTestServer("sqlite");
+    await t.warehouse.db.schema
+      .createTable("notes")
+      .addColumn("id", "integer")
+      .addColumn("body", "text")
+      .execute();
+    const hostile = `<script>alert(1)</script><img src=x onerror="alert(2)">`;
+    await t.warehouse.db.insertInto("notes").values({ id: 1, body: hostile }).execute();
+    const c = consoleClient(t.server);
+    await c.signIn(t.server.consoleLink);
+    const page = await c.get("/console/tables/notes");
+    expect(page.status).toBe(200);
+    expect(page.text).not.toContain("<script>alert");
+    expect(page.text).not.toContain("<img src=x");
+    expect(page.text).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    const unknown = await c.get(`/console/tables/${encodeURIComponent(hostile)}`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.text).not.toContain("<script>alert");
+    expect((await c.get(`/console/changes/notes`)).status).toBe(404);
+    expect((await c.get(`/console/changes/${encodeURIComponent("x'; drop table notes; --")}`)).status).toBe(
+      404,
+    );
+    expect((await c.get(`/console/runs/${encodeURIComponent(hostile)}`)).status).toBe(404);
+    expect((await c.get("/console/tables/notes")).status).toBe(200);
+  });
+});

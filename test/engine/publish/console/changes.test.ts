@@ -194,8 +194,9 @@ describe.each(WAREHOUSE_KINDS)("the console's changes on %s", (kind) => {
       expect(tables.find((t) => t.table === "price_history")).toMatchObject({
         kind: "view",
         keyColumns: ["keyword", "asin"],
-        changes: 4,
-        lastChangeAt: "2026-11-15T00:00:00.000Z",
+        // Not counted for the listing: a view's changes are worked out over its whole source.
+        changes: null,
+        lastChangeAt: null,
       });
       const feed = await readChangeFeed(w, "price_history", { limit: 10 });
       expect(
