@@ -1,7 +1,7 @@
 import axe from "axe-core";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromiumMissing } from "../apps-script/harness/chromium.js";
+import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from "../apps-script/harness/chromium.js";
 import { afterTest } from "../helpers/after-test.js";
 import { contractPage, figure, LINE, STEPS, serveConsolePages, specScript } from "./console-page.js";
 import {
@@ -18,13 +18,9 @@ const mode = chromiumMissing();
 let browser: Browser | undefined;
 
 beforeAll(async () => {
-  if (mode === "fail") throw new Error("CI=true but /usr/bin/chromium is missing (.ci/run installs it)");
+  if (mode === "fail") throw new Error(`CI=true but ${CHROMIUM} is missing (.ci/run installs it)`);
   if (mode === "skip") return;
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-  });
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 }, 30_000);
 
 afterAll(async () => {

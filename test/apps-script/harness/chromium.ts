@@ -8,9 +8,10 @@ import { type PageServer, startPageServer } from "./page-server.js";
 import type { GasProject } from "./project.js";
 
 /** Debian's chromium package; the test never downloads a browser (.ci/run installs this one). */
-const CHROMIUM = "/usr/bin/chromium";
+export const CHROMIUM = "/usr/bin/chromium";
 
-const ARGS = [
+/** Headless, sandbox off (root in CI), and nothing the browser would fetch on its own. */
+export const CHROMIUM_ARGS = [
   "--headless",
   "--no-sandbox",
   "--disable-gpu",
@@ -29,7 +30,7 @@ export function chromiumMissing(): "run" | "skip" | "fail" {
   if (existsSync(CHROMIUM)) return "run";
   if (process.env["CI"] === "true") return "fail";
   console.warn(
-    `${CHROMIUM} is missing: the add-on's browser tests are SKIPPED (apt-get install chromium to run them)`,
+    `${CHROMIUM} is missing: the browser tests (add-on, console) are SKIPPED (apt-get install chromium to run them)`,
   );
   return "skip";
 }
@@ -43,7 +44,7 @@ async function launchChromium(): Promise<{ context: BrowserContext; close(): Pro
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ARGS,
+    args: CHROMIUM_ARGS,
   });
   await context.route(
     (url) => url.hostname !== "127.0.0.1",

@@ -4,21 +4,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
-import { chromiumMissing } from "../../apps-script/harness/chromium.js";
+import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from "../../apps-script/harness/chromium.js";
 import { afterTest } from "../../helpers/after-test.js";
-
-/** Debian's chromium package, as the add-on's browser tests use it (test/apps-script/harness/chromium.ts). */
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../../..");
 /** Where `screenshot` writes, for docs/console.md. */
@@ -75,7 +62,7 @@ export function useConsoleBrowser() {
     const state = chromiumMissing();
     if (state === "fail") throw new Error(`CI=true but ${CHROMIUM} is missing (.ci/run installs it)`);
     if (state === "run")
-      browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+      browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   }, 30_000);
   afterAll(async () => {
     await browser?.close();
