@@ -104,14 +104,19 @@ export async function interestedWatches(
   multi: boolean,
 ): Promise<Map<string, string[]>> {
   const named = watches.filter((w) => !w.spec.allKeys).map((w) => w.name);
+  const every = watches.filter((w) => w.spec.allKeys).map((w) => w.name);
   const parts = (key: string): string[] => (multi ? [key, ...(JSON.parse(key) as string[])] : [key]);
-  const found = await watchedKeys(db, named, [...new Set(keys.flatMap(parts))]);
+  const keyParts = new Map(keys.map((k) => [k, parts(k)]));
+  const found = await watchedKeys(db, named, [...new Set([...keyParts.values()].flat())]);
+  // From the keys each watch names to the watches of each key: one pass over what was found.
+  const byPart = new Map<string, string[]>();
+  for (const [watch, names] of found)
+    for (const p of names) byPart.get(p)?.push(watch) ?? byPart.set(p, [watch]);
   const out = new Map<string, string[]>();
-  for (const key of keys) {
-    const names = watches
-      .filter((w) => w.spec.allKeys || parts(key).some((p) => found.get(w.name)?.has(p)))
-      .map((w) => w.name);
-    if (names.length) out.set(key, names);
+  for (const [key, ps] of keyParts) {
+    const hits = ps.flatMap((p) => byPart.get(p) ?? []);
+    const all = [...every, ...new Set(hits)];
+    if (all.length) out.set(key, all);
   }
   return out;
 }

@@ -98,6 +98,9 @@ function childChanges(child: TableDef, m: Versioned, key: string, before: Row[],
   return out;
 }
 
+/** Keys per statement reading versions back (well under SQLite's 32,766 bound parameters, even for a key of several columns). */
+const KEYS_PER_READ = 1_000;
+
 /** Rows of `def` for these keys that begin or end at one of these times (the new and closed versions). */
 async function rowsAround(
   db: Kysely<AnyDB>,
@@ -109,8 +112,9 @@ async function rowsAround(
   const adapter = adapterOf(db);
   const times = froms.map((f) => adapter.bind(f, "timestamp"));
   const out: Row[] = [];
-  for (let i = 0; i < versions.length; i += 300) {
-    const chunk = versions.slice(i, i + 300).map((v) => keyValues(db, parent, v.parent));
+  // A load transaction's keys in one or two statements: each statement is a round trip on Postgres.
+  for (let i = 0; i < versions.length; i += KEYS_PER_READ) {
+    const chunk = versions.slice(i, i + KEYS_PER_READ).map((v) => keyValues(db, parent, v.parent));
     const rows = await db
       .selectFrom(def.name)
       .selectAll()
