@@ -1,4 +1,6 @@
+import type { PageRequest } from "./context.js";
 import { type Html, html } from "./html.js";
+import type { ConsoleReply } from "./respond.js";
 
 /** The console's pages as the top navigation lists them. */
 const NAV = [
@@ -43,8 +45,19 @@ function signOut(csrf: string): Html {
 <input type="hidden" name="csrf" value="${csrf}"><button class="act">Sign out</button></form>`;
 }
 
-/** A message in place of a page's content (an unknown run, a table that is not there). */
-export const notice = (text: string): Html => html`<p class="error" role="alert">${text}</p>`;
+/** A signed-in page: the layout with the session's sign-out form. */
+export function pageReply(
+  r: PageRequest,
+  o: { title: string; nav: NavId; body: Html },
+  status = 200,
+): ConsoleReply {
+  return { status, page: layout({ ...o, csrf: r.session.csrf }) };
+}
+
+/** 404: a message in place of a page's content (an unknown run, a table that is not there). */
+export function missingPage(r: PageRequest, nav: NavId, title: string, text: string): ConsoleReply {
+  return pageReply(r, { title, nav, body: html`<p class="error" role="alert">${text}</p>` }, 404);
+}
 
 /** A chart: the client draws SPEC into `.plot`; the same figures sit below as a table. */
 export function chart(o: { id: string; title: string; label: string; table: Html }): Html {

@@ -6,7 +6,7 @@ import { historySource } from "../../../engine/publish/history-source.js";
 import { readerWarehouse } from "../../../store/reader-db.js";
 import type { PageRequest } from "../context.js";
 import { type Html, html, num, query, time } from "../html.js";
-import { grid, layout, notice } from "../layout.js";
+import { grid, missingPage, pageReply } from "../layout.js";
 import type { ConsoleReply } from "../respond.js";
 import { alertRows, shown } from "./alert-rows.js";
 import { timelineBody } from "./timeline.js";
@@ -35,10 +35,7 @@ export async function changesPage(r: PageRequest): Promise<ConsoleReply> {
       : html`<p class="muted">No table keeps history: a pipeline with <code>mode: history</code> makes one (docs/history.md).</p>`
   }</section>
 <section><h2>Latest alerts</h2>${alertRows(alerts)}</section>`;
-  return {
-    status: 200,
-    page: layout({ title: "Changes and alerts", nav: "changes", body, csrf: r.session.csrf }),
-  };
+  return pageReply(r, { title: "Changes and alerts", nav: "changes", body });
 }
 
 /** The key a request names: `key` (as links write it), or one field per key column (the form). */
@@ -60,22 +57,25 @@ ${columns.map((c) => html`<label>${c} <input name="k.${c}" required></label>`)}
 export async function historyPage(r: PageRequest, table: string): Promise<ConsoleReply> {
   const w = r.c.route.warehouse;
   const known = await historySource(w, table);
-  const page = (status: number, title: string, body: Html) => ({
-    status,
-    page: layout({ title, nav: "changes", body, csrf: r.session.csrf }),
-  });
+  const page = (title: string, body: Html) => pageReply(r, { title, nav: "changes", body });
   if (!known)
-    return page(404, "No such history table", notice(`"${table}" is not a table that keeps history.`));
+    return missingPage(
+      r,
+      "changes",
+      "No such history table",
+      `"${table}" is not a table that keeps history.`,
+    );
   const key = keyOf(r.url.searchParams, known.keyColumns);
   if (key !== undefined) {
     const timeline = await readKeyTimeline(w, table, key);
     if (!timeline)
-      return page(
-        404,
+      return missingPage(
+        r,
+        "changes",
         `${table}: no such key`,
-        notice(`${table} has no row with the key ${key.slice(0, 200)}.`),
+        `${table} has no row with the key ${key.slice(0, 200)}.`,
       );
-    return page(200, `${table}: ${timeline.key}`, timelineBody(timeline));
+    return page(`${table}: ${timeline.key}`, timelineBody(timeline));
   }
   if (known.kind === "view") {
     // A change view's rows are worked out over its whole source at every read: one key at a time.
@@ -83,9 +83,9 @@ export async function historyPage(r: PageRequest, table: string): Promise<Consol
 <p class="muted">${table} is a view that pairs each load's values with the load before, worked out over all
 its rows at every read, so its changes are shown one key at a time. Watches on it alert as loads
 move it (<a href="/console/changes">latest alerts</a>); <code>skillsync sql</code> reads all of it.</p>`;
-    return page(200, `Changes: ${table}`, body);
+    return page(`Changes: ${table}`, body);
   }
-  return page(200, `Changes: ${table}`, await feedBody(w, table, known.keyColumns, r.url.searchParams));
+  return page(`Changes: ${table}`, await feedBody(w, table, known.keyColumns, r.url.searchParams));
 }
 
 async function feedBody(

@@ -2,7 +2,7 @@ import { type DayFigures, readOverview } from "../../../engine/publish/console/o
 import { readScheduleViews } from "../../../engine/publish/console/schedule-views.js";
 import type { PageRequest } from "../context.js";
 import { type Html, html, jsonScript, num, time } from "../html.js";
-import { chart, grid, layout } from "../layout.js";
+import { chart, grid, pageReply } from "../layout.js";
 import type { ConsoleReply } from "../respond.js";
 import { alertRows } from "./alert-rows.js";
 
@@ -43,7 +43,7 @@ ${runsChart(o.days)}
       : html`<p class="muted">No schedule is due: none is defined, or all are paused.</p>`
   }</section>
 <section><h2>Latest alerts</h2>${alertRows(o.latestAlerts)}</section>`;
-  return { status: 200, page: layout({ title: "Overview", nav: "overview", body, csrf: r.session.csrf }) };
+  return pageReply(r, { title: "Overview", nav: "overview", body });
 }
 
 const card = (label: string, value: Html) =>

@@ -1,7 +1,7 @@
 import { readRunPage } from "../../../engine/publish/console/run-page.js";
 import type { PageRequest } from "../context.js";
 import { type Html, html, num, time } from "../html.js";
-import { grid, layout, notice } from "../layout.js";
+import { grid, missingPage, pageReply } from "../layout.js";
 import type { ConsoleReply } from "../respond.js";
 import { shown } from "./alert-rows.js";
 import { badge } from "./overview.js";
@@ -14,13 +14,7 @@ const n = (v: number) => html`<td class="n">${num(v)}</td>`;
 export async function runPage(r: PageRequest, id: string): Promise<ConsoleReply> {
   const p = await readRunPage(r.c.route.warehouse, id.slice(0, 100));
   if (!p) {
-    const page = layout({
-      title: "No such run",
-      nav: "runs",
-      body: notice(`There is no run "${id.slice(0, 100)}".`),
-      csrf: r.session.csrf,
-    });
-    return { status: 404, page };
+    return missingPage(r, "runs", "No such run", `There is no run "${id.slice(0, 100)}".`);
   }
   const v = p.run;
   const body = html`<p>${badge(String(v.status))} ${String(v.trigger)} · ${v.pipeline} · started ${time(String(v.startedAt))}${v.finishedAt ? html` · finished ${time(String(v.finishedAt))}` : ""}</p>
@@ -40,10 +34,7 @@ ${p.warnings.length ? html`<ul class="warnings">${p.warnings.map((w) => html`<li
 <h2>Rejected records</h2>${rejects(p)}
 <h2>Errors</h2>${errors(p)}
 <h2>Events sent</h2>${events(p)}`;
-  return {
-    status: 200,
-    page: layout({ title: `Run ${String(v.runId)}`, nav: "runs", body, csrf: r.session.csrf }),
-  };
+  return pageReply(r, { title: `Run ${String(v.runId)}`, nav: "runs", body });
 }
 
 function pipelines(p: RunPage): Html {

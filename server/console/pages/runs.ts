@@ -1,7 +1,7 @@
 import { type RunFilter, readRunList, runPipelineNames } from "../../../engine/publish/console/run-list.js";
 import type { PageRequest } from "../context.js";
 import { type Html, html, num, query, time } from "../html.js";
-import { grid, layout } from "../layout.js";
+import { grid, pageReply } from "../layout.js";
 import type { ConsoleReply } from "../respond.js";
 import { badge } from "./overview.js";
 
@@ -65,7 +65,7 @@ ${grid({
 <td class="n">${num(v.credits.spent)}</td><td class="n">${num(v.rows.written)}</td><td class="n">${num(v.rows.rejected)}</td></tr>`,
   ),
 })}${more}`;
-  return { status: 200, page: layout({ title: "Runs", nav: "runs", body, csrf: r.session.csrf }) };
+  return pageReply(r, { title: "Runs", nav: "runs", body });
 }
 
 function select(name: string, label: string, choices: string[], value: string | undefined): Html {

@@ -5,7 +5,7 @@ import { liveSheetSchedules, sheetScheduleKey } from "../../../store/sheet-sched
 import { checkRun } from "../../routes.js";
 import type { PageRequest } from "../context.js";
 import { type Html, html, time } from "../html.js";
-import { grid, layout } from "../layout.js";
+import { grid, pageReply } from "../layout.js";
 import type { ConsoleReply } from "../respond.js";
 import { badge } from "./overview.js";
 
@@ -36,7 +36,7 @@ ${
       })
     : html`<p class="muted">No schedule: add <code>schedule:</code> to a pipeline file (docs/scheduling.md), or schedule a tab from the add-on.</p>`
 }`;
-  return { status: 200, page: layout({ title: "Schedules", nav: "schedules", body, csrf: r.session.csrf }) };
+  return pageReply(r, { title: "Schedules", nav: "schedules", body });
 }
 
 function row(v: ScheduleView, csrf: string): Html {

@@ -14,7 +14,7 @@ import {
 } from "../../../engine/publish/read-table.js";
 import type { PageRequest } from "../context.js";
 import { type Html, html, num, query } from "../html.js";
-import { grid, layout, notice } from "../layout.js";
+import { grid, missingPage, pageReply } from "../layout.js";
 import type { ConsoleReply } from "../respond.js";
 import { shown } from "./alert-rows.js";
 
@@ -38,7 +38,7 @@ export async function tablesPage(r: PageRequest): Promise<ConsoleReply> {
 <td><a href="${link(t)}.csv" download>CSV</a> · <a href="${link(t)}.parquet" download>Parquet</a></td></tr>`,
     ),
   });
-  return { status: 200, page: layout({ title: "Tables", nav: "tables", body, csrf: r.session.csrf }) };
+  return pageReply(r, { title: "Tables", nav: "tables", body });
 }
 
 /** `/console/tables/:name?page=N`: a page of rows in key order, with the columns' comments. */
@@ -46,13 +46,7 @@ export async function tablePage(r: PageRequest, table: string): Promise<ConsoleR
   const w = r.c.route.warehouse;
   // Only a name the warehouse lists is ever put into SQL.
   if (!(await userTables(w)).includes(table)) {
-    const page = layout({
-      title: "No such table",
-      nav: "tables",
-      body: notice(`There is no table "${table}".`),
-      csrf: r.session.csrf,
-    });
-    return { status: 404, page };
+    return missingPage(r, "tables", "No such table", `There is no table "${table}".`);
   }
   const info = await tableColumns(w, table, r.c.route.columnTypes);
   const page = Math.min(MAX_PAGE, Math.max(1, Math.trunc(Number(r.url.searchParams.get("page") ?? 1)) || 1));
@@ -85,7 +79,7 @@ ${grid({
       html`<tr><td><code>${c.name}</code></td><td>${c.type ?? ""}</td><td>${comments?.columns[c.name] ?? ""}</td></tr>`,
   ),
 })}`;
-  return { status: 200, page: layout({ title: table, nav: "tables", body, csrf: r.session.csrf }) };
+  return pageReply(r, { title: table, nav: "tables", body });
 }
 
 function cell(v: unknown): Html | string {
