@@ -116,7 +116,7 @@ export async function handleRequest(
   let status: number;
   let note = "";
   if (isConsolePath(url.pathname)) {
-    status = await handleConsole(h.console, req, res, url);
+    ({ status, note } = await handleConsole(h.console, req, res, url));
   } else {
     const a = await answerRequest(h, req, res, url, expectsContinue);
     if (a.refused) sendRefusal(req, res, a.reply, h.bodyTimeoutMs);

@@ -22,16 +22,20 @@ export async function handleConsole(
   req: IncomingMessage,
   res: ServerResponse,
   url: URL,
-): Promise<number> {
+): Promise<{ status: number; note: string }> {
   const started = performance.now();
   let reply: ConsoleReply;
+  let note = "";
   try {
     reply = await answer(c, req, url);
   } catch (err) {
     reply = failed(err);
+    // Ours, not the request's: the message goes to the log, the browser is told where to look.
+    if (reply.status >= 500)
+      note = ` error=${redact(err instanceof Error ? err.message : String(err)).slice(0, 200)}`;
   }
   await sendConsole(res, reply, () => Math.round(performance.now() - started));
-  return reply.status;
+  return { status: reply.status, note };
 }
 
 /** A thrown error as the console answers it: the request's fault (4xx, its message) or ours (500). */
@@ -40,7 +44,7 @@ function failed(err: unknown): ConsoleReply {
   if (err instanceof BodyTooLarge) return { status: 413, text: message };
   if (err instanceof BodyTimedOut) return { status: 408, text: message };
   if (err instanceof ValidationError) return { status: 400, text: message };
-  return { status: 500, text: `the console failed to answer: ${message}` };
+  return { status: 500, text: "the console failed to answer this page; the server's log says why" };
 }
 
 async function answer(c: ConsoleContext, req: IncomingMessage, url: URL): Promise<ConsoleReply> {
@@ -59,7 +63,8 @@ async function answer(c: ConsoleContext, req: IncomingMessage, url: URL): Promis
   if (parts[0] === "signin") return signIn(c, req, method, url, form);
   const session = c.sessions.get(cookieSession(req));
   if (!session) {
-    return method === "GET" && parts[0] !== "tables"
+    // A page gets the sign-in form; a download or a write, a plain refusal.
+    return method === "GET" && !/\.(csv|parquet)$/.test(url.pathname)
       ? { status: 401, page: signInPage() }
       : {
           status: 401,
