@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumMissing, useChromium } from "./harness/chromium.js";
 import type { PageServer } from "./harness/page-server.js";
 import { type AddonEnv, useAddon } from "./setup.js";
@@ -12,6 +12,10 @@ import { type AddonEnv, useAddon } from "./setup.js";
 const DOCS_IMG = process.env["SKILLSYNC_UPDATE_SCREENSHOTS"]
   ? new URL("../../docs/img/", import.meta.url).pathname
   : `${mkdtempSync(join(tmpdir(), "skillsync-screens-"))}/`;
+// The temporary screenshots go with the file's tests; the docs' are kept.
+afterAll(() => {
+  if (!process.env["SKILLSYNC_UPDATE_SCREENSHOTS"]) rmSync(DOCS_IMG, { recursive: true, force: true });
+});
 const TABLE = "marketplace_search_results";
 const mode = chromiumMissing();
 const addon = useAddon();

@@ -1,14 +1,14 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { afterTest } from "../helpers/after-test.js";
 import { cli } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 /** What bash's completion offers for the words typed so far (the last one being completed). */
 function complete(script: string, typed: string[], cwd = tmpdir()): string[] {
-  const file = join(mkdtempSync(join(tmpdir(), "skillsync-completion-")), "skillsync.bash");
+  const file = join(tempDir("completion"), "skillsync.bash");
   writeFileSync(file, script);
   const words = typed.map((w) => `'${w}'`).join(" ");
   const r = spawnSync(
@@ -42,8 +42,7 @@ describe("skillsync completion", () => {
     const r = await cli(["completion", "bash"]);
     expect(r.out).toContain("complete -F _skillsync npx");
     // A folder of its own: the first word after npx may also be a file name.
-    const folder = mkdtempSync(join(tmpdir(), "skillsync-completion-files-"));
-    afterTest(() => rmSync(folder, { recursive: true, force: true }));
+    const folder = tempDir("completion-files");
     writeFileSync(join(folder, "tsconfig.json"), "{}");
     expect(complete(r.out, ["npx", "skill"], folder)).toEqual(["skillsync"]);
     expect(complete(r.out, ["npx", "skillsync", "ru"]).sort()).toEqual(["run", "runs"]);

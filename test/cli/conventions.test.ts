@@ -1,15 +1,15 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadDotEnv } from "../../cli/dotenv.js";
 import { cli } from "../helpers/cli.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
 import { nodeEntry } from "../helpers/node-entry.js";
+import { tempDir } from "../helpers/temp-dir.js";
 import { freshWarehouseUrl } from "../helpers/warehouses.js";
 
-const tempDir = () => mkdtempSync(join(tmpdir(), "skillsync-conventions-"));
+const conventionsDir = () => tempDir("conventions");
 const version = (JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version;
 
 describe("command-line conventions", () => {
@@ -48,7 +48,7 @@ describe("command-line conventions", () => {
 
 describe(".env in the working folder", () => {
   it("fills unset variables only, and says which names it set (never the values)", () => {
-    const dir = tempDir();
+    const dir = conventionsDir();
     writeFileSync(
       join(dir, ".env"),
       "# settings\nSKILL_API_KEY=sk-from-dotenv-0001\nSKILL_API_BASE_URL='http://127.0.0.1:9'\n",
@@ -59,18 +59,18 @@ describe(".env in the working folder", () => {
       SKILL_API_KEY: "sk-from-dotenv-0001",
       SKILL_API_BASE_URL: "http://from-the-shell",
     });
-    expect(loadDotEnv(tempDir(), {})).toEqual([]);
+    expect(loadDotEnv(conventionsDir(), {})).toEqual([]);
   });
 
   it("refuses a .env too big to be a settings file, naming it", () => {
-    const dir = tempDir();
+    const dir = conventionsDir();
     writeFileSync(join(dir, ".env"), `A=${"x".repeat(70_000)}\n`);
     expect(() => loadDotEnv(dir, {})).toThrow(/\.env.*is 70003 bytes/);
   });
 
   it("a real skillsync process started in the folder uses it, and prints no value from it", async () => {
     const { emulator } = await emulatorWithClient();
-    const dir = tempDir();
+    const dir = conventionsDir();
     writeFileSync(join(dir, ".env"), `SKILL_API_BASE_URL=${emulator.url}\nSKILL_API_KEY=${DEMO_KEY}\n`);
     const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: "" };
     delete env["SKILL_API_BASE_URL"];

@@ -1,4 +1,3 @@
-import { mkdtempSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
 import { closedPort } from "../helpers/closed-port.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
+import { tempDir } from "../helpers/temp-dir.js";
 import { freshWarehouseUrl, PG_URL } from "../helpers/warehouses.js";
 import { SECRET, startTestServer } from "../server/helpers.js";
 
@@ -128,7 +128,7 @@ describe("a port in use", () => {
 describe("the API unreachable", () => {
   it("a run ends at once, exit 2, naming --base-url and SKILL_API_BASE_URL; nothing spent", async () => {
     const port = await closedPort();
-    const db = join(mkdtempSync(join(tmpdir(), "skillsync-env-")), "w.db");
+    const db = join(tempDir("env"), "w.db");
     const r = await cli(
       [
         "run",

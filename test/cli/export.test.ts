@@ -1,15 +1,14 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { openWarehouse } from "../../connectors/warehouse/open.js";
-import { afterTest } from "../helpers/after-test.js";
 import { cli } from "../helpers/cli.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
 import { nodeEntry } from "../helpers/node-entry.js";
+import { tempDir } from "../helpers/temp-dir.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../helpers/warehouses.js";
 
 const TABLE = "marketplace_search_results";
@@ -82,7 +81,7 @@ describe.each(WAREHOUSE_KINDS)("skillsync export on %s", (kind) => {
       const names = Object.keys(
         JSON.parse((await cli(["sql", `select * from ${TABLE} limit 1`, "--db", db, "--json"])).out)[0],
       );
-      const dir = mkdtempSync(join(tmpdir(), "skillsync-export-"));
+      const dir = tempDir("export");
 
       const parquet = join(dir, "m.parquet");
       // A real process once: the CLI as users start it, DuckDB loaded in it.
@@ -158,8 +157,7 @@ describe.each(WAREHOUSE_KINDS)("skillsync export on %s", (kind) => {
       } finally {
         await w.close();
       }
-      const dir = mkdtempSync(join(tmpdir(), "skillsync-export-"));
-      afterTest(() => rmSync(dir, { recursive: true, force: true }));
+      const dir = tempDir("export");
       const r = await cli([
         "export",
         "dated_again",
@@ -196,7 +194,7 @@ describe.each(WAREHOUSE_KINDS)("skillsync export on %s", (kind) => {
 
     it("--since-last writes only the rows of newer loads, then nothing (the file left as it was)", async () => {
       const { db, env } = await loaded("usb hub");
-      const dir = mkdtempSync(join(tmpdir(), "skillsync-export-"));
+      const dir = tempDir("export");
       const out = join(dir, "m.parquet");
       const args = ["export", TABLE, "--db", db, "--format", "parquet", "--out", out, "--since-last"];
       const first = await cli(args);
@@ -266,7 +264,7 @@ describe.each(WAREHOUSE_KINDS)("skillsync export on %s", (kind) => {
 
     it("refuses bad input with exit 2 and writes nothing", async () => {
       const { db } = await loaded("usb hub");
-      const dir = mkdtempSync(join(tmpdir(), "skillsync-export-"));
+      const dir = tempDir("export");
       const f = join(dir, "x.parquet");
       const cases: [string[], RegExp][] = [
         [

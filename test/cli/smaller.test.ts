@@ -1,14 +1,14 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fitCell } from "../../cli/output.js";
 import { cli } from "../helpers/cli.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
+import { tempDir } from "../helpers/temp-dir.js";
 import { freshWarehouseUrl } from "../helpers/warehouses.js";
 
-const dir = () => mkdtempSync(join(tmpdir(), "skillsync-small-"));
+const dir = () => tempDir("small");
 
 describe("the smaller mistakes", () => {
   it("--version prints the package's version", async () => {

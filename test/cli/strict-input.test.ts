@@ -1,16 +1,16 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compilePath } from "../../engine/define/member-path.js";
 import { secretProblem } from "../../server/secret-strength.js";
 import { cli } from "../helpers/cli.js";
 import { DEMO_KEY, emulatorWithClient } from "../helpers/emulator.js";
+import { tempDir } from "../helpers/temp-dir.js";
 import { freshWarehouseUrl } from "../helpers/warehouses.js";
 import { startTestServer } from "../server/helpers.js";
 
 // Issue 20's smaller items: each is a usage error (exit 2) with a clear line, and nothing is sent.
-const dir = () => mkdtempSync(join(tmpdir(), "skillsync-strict-"));
+const dir = () => tempDir("strict");
 
 describe("strict input (exit 2, nothing sent)", () => {
   it.each([

@@ -1,11 +1,11 @@
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp-dir.js";
 import { PG_URL } from "../helpers/warehouses.js";
 
-const dir = () => mkdtempSync(join(tmpdir(), "skillsync-addr-"));
+const dir = () => tempDir("addr");
 
 describe("warehouse addressing", () => {
   it("read-only commands never create a warehouse (exit 2, the path, how to make one)", async () => {

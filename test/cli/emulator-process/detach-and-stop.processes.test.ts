@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,6 +33,9 @@ afterEach(() => {
       // Stopped by the test already.
     }
   }
+  // The test's own records folder goes with it (a killed emulator's record file included).
+  const own = process.env["TMPDIR"];
+  if (own && own !== base) rmSync(own, { recursive: true, force: true });
   if (savedTmp === undefined) delete process.env["TMPDIR"];
   else process.env["TMPDIR"] = savedTmp;
 });

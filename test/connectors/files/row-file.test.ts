@@ -1,9 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { describe, expect, it } from "vitest";
 import { type FileColumn, openRowFile } from "../../../connectors/files/row-file.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 
 const COLUMNS: FileColumn[] = [
   { name: "n", type: "integer" },
@@ -47,7 +47,7 @@ async function duck(query: string) {
 
 describe("row files", () => {
   it("Parquet keeps every type, null apart from empty text, and leaves no scratch file", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "skillsync-rowfile-"));
+    const dir = tempDir("rowfile");
     const path = join(dir, "x.parquet");
     const w = await openRowFile("parquet", path, COLUMNS);
     await w.write(ROWS);
@@ -78,7 +78,7 @@ describe("row files", () => {
   });
 
   it("Parquet carries decimals as DECIMAL(18,6), made from their digits, not through a double", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "skillsync-rowfile-"));
+    const dir = tempDir("rowfile");
     const path = join(dir, "m.parquet");
     const w = await openRowFile("parquet", path, [{ name: "m", type: "decimal" }]);
     await w.write([[19.99], [1e-6], ["1234567.89"], [0.1], [null]]);
@@ -99,7 +99,7 @@ describe("row files", () => {
   });
 
   it("an empty Parquet file still has its columns; abort leaves nothing", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "skillsync-rowfile-"));
+    const dir = tempDir("rowfile");
     const empty = join(dir, "empty.parquet");
     const w = await openRowFile("parquet", empty, COLUMNS);
     await w.finish();
@@ -113,7 +113,7 @@ describe("row files", () => {
   });
 
   it("CSV and JSON Lines carry the same values", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "skillsync-rowfile-"));
+    const dir = tempDir("rowfile");
     const csv = join(dir, "x.csv");
     const c = await openRowFile("csv", csv, COLUMNS);
     await c.write(ROWS);

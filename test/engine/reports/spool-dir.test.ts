@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { spoolDir, sweepSpoolDirs } from "../../../engine/reports/spool-dir.js";
 
 describe("report spool directories", () => {
@@ -10,6 +10,7 @@ describe("report spool directories", () => {
   afterEach(() => {
     for (const name of readdirSync(root)) rmSync(join(root, name), { recursive: true, force: true });
   });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it("are named with their process, and a later download removes those of processes that are gone", async () => {
     // A pid that ran and exited: what a killed run leaves behind.
