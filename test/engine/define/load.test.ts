@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { listBuiltinPipelines, loadPipeline, parsePipeline } from "../../../engine/define/pipeline-file.js";
 import { pipelineJsonSchema } from "../../../schema/pipeline.js";
 import { errorOf } from "../../helpers/errors.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 
 const minimal = `name: t
 skill: marketplace-search
@@ -71,7 +71,7 @@ describe("pipeline files", () => {
   });
 
   it("reads a pipeline from a file path", () => {
-    const dir = mkdtempSync(join(tmpdir(), "pl-"));
+    const dir = tempDir("pl");
     writeFileSync(join(dir, "mine.yaml"), minimal);
     expect(loadPipeline(join(dir, "mine.yaml")).file).toBe(join(dir, "mine.yaml"));
   });
