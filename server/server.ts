@@ -9,6 +9,7 @@ import { registerSecret } from "../core/redact.js";
 import { type LoadedPipeline, listBuiltinPipelines, loadPipeline } from "../engine/define/pipeline-file.js";
 import { loadPrices, type PriceTable } from "../engine/define/prices.js";
 import type { NotifyTarget } from "../engine/notify/config.js";
+import { pipelineComments } from "../engine/publish/console/table-comments.js";
 import { pipelineColumnTypes } from "../engine/publish/read-table.js";
 import type { SkillCaller, WorkersOptions } from "../engine/start/start-run.js";
 import { migrateToLatest } from "../store/migrate.js";
@@ -116,7 +117,13 @@ export async function startServer(o: ServerOptions): Promise<SkillsyncServer> {
   const auth = new RequestAuthenticator(secret, o.warehouse.db, o.now);
   const ctx = routeContext(o, pipelines, prices, queue);
   const sessions = new ConsoleSessions(secret, o.now);
-  const console: ConsoleContext = { route: ctx, sessions, assets: consoleAssets(), ranNow: new Map() };
+  const console: ConsoleContext = {
+    route: ctx,
+    sessions,
+    comments: pipelineComments(pipelines),
+    assets: consoleAssets(),
+    ranNow: new Map(),
+  };
   const server = httpServer(o, {
     ctx,
     console,

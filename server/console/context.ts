@@ -1,3 +1,4 @@
+import type { TableComments } from "../../engine/publish/console/table-comments.js";
 import type { RouteContext } from "../routes.js";
 import type { ConsoleAssets } from "./assets.js";
 import type { ConsoleReply } from "./respond.js";
@@ -7,6 +8,8 @@ import type { ConsoleSessions, Session } from "./sessions.js";
 export interface ConsoleContext {
   route: RouteContext;
   sessions: ConsoleSessions;
+  /** What the served pipelines say their tables and columns are: compiled once, at start. */
+  comments: ReadonlyMap<string, TableComments>;
   assets: ConsoleAssets;
   /** Run-now forms already acted on (form nonce → its answer): a second click queues nothing. */
   ranNow: Map<string, Promise<ConsoleReply>>;

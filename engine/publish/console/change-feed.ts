@@ -171,8 +171,10 @@ export async function readChangeFeed(
   w: Warehouse,
   table: string,
   o: { limit: number; before?: string | undefined },
+  /** The table's source when the caller has it already (`historySource`): the catalog is not read again. */
+  known?: HistorySource,
 ): Promise<ChangeFeedPage> {
-  const s = await historySource(w, table);
+  const s = known?.table === table ? known : await historySource(w, table);
   if (!s) throw notHistory(table);
   const limit = Math.max(1, Math.min(MAX_PAGE, Math.floor(o.limit)));
   const cursor = o.before === undefined ? undefined : cursorOf(o.before);

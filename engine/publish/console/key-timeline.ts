@@ -39,9 +39,10 @@ export async function readKeyTimeline(
   w: Warehouse,
   table: string,
   key: string,
-  o: { loads?: number } = {},
+  o: { loads?: number; known?: HistorySource | undefined } = {},
 ): Promise<KeyTimeline | undefined> {
-  const s = await historySource(w, table);
+  // The table's source when the caller has it already: the catalog is not read again.
+  const s = o.known?.table === table ? o.known : await historySource(w, table);
   const values = s && keyValuesOf(key, s.keyColumns.length);
   if (!s?.at || !values) return undefined;
   const loads = Math.max(1, Math.min(MAX_LOADS, Math.floor(o.loads ?? DEFAULT_LOADS)));

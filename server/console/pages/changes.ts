@@ -2,7 +2,7 @@ import type { Warehouse } from "../../../connectors/warehouse/open.js";
 import { historyTables, readChangeFeed } from "../../../engine/publish/console/change-feed.js";
 import { readKeyTimeline } from "../../../engine/publish/console/key-timeline.js";
 import { latestAlerts } from "../../../engine/publish/console/overview.js";
-import { historySource } from "../../../engine/publish/history-source.js";
+import { type HistorySource, historySource } from "../../../engine/publish/history-source.js";
 import { readerWarehouse } from "../../../store/reader-db.js";
 import type { PageRequest } from "../context.js";
 import { type Html, html, num, query, time } from "../html.js";
@@ -67,7 +67,7 @@ export async function historyPage(r: PageRequest, table: string): Promise<Consol
     );
   const key = keyOf(r.url.searchParams, known.keyColumns);
   if (key !== undefined) {
-    const timeline = await readKeyTimeline(w, table, key);
+    const timeline = await readKeyTimeline(w, table, key, { known });
     if (!timeline)
       return missingPage(
         r,
@@ -85,17 +85,13 @@ its rows at every read, so its changes are shown one key at a time. Watches on i
 move it (<a href="/console/changes">latest alerts</a>); <code>skillsync sql</code> reads all of it.</p>`;
     return page(`Changes: ${table}`, body);
   }
-  return page(`Changes: ${table}`, await feedBody(w, table, known.keyColumns, r.url.searchParams));
+  return page(`Changes: ${table}`, await feedBody(w, known, r.url.searchParams));
 }
 
-async function feedBody(
-  w: Warehouse,
-  table: string,
-  keyColumns: string[],
-  q: URLSearchParams,
-): Promise<Html> {
+async function feedBody(w: Warehouse, known: HistorySource, q: URLSearchParams): Promise<Html> {
+  const { table, keyColumns } = known;
   const before = q.get("before")?.slice(0, 200) || undefined;
-  const feed = await readChangeFeed(w, table, { limit: FEED, ...(before ? { before } : {}) });
+  const feed = await readChangeFeed(w, table, { limit: FEED, ...(before ? { before } : {}) }, known);
   return html`${keyForm(table, keyColumns)}
 ${grid({
   label: `${table}: changes`,

@@ -3,7 +3,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
-import { pipelineComments } from "../../../engine/publish/console/table-comments.js";
 import { exportRows } from "../../../engine/publish/export.js";
 import {
   countRows,
@@ -29,7 +28,7 @@ const link = (t: string) => `/console/tables/${encodeURIComponent(t)}`;
 export async function tablesPage(r: PageRequest): Promise<ConsoleReply> {
   const w = r.c.route.warehouse;
   const names = await userTables(w);
-  const comments = pipelineComments([...r.c.route.pipelines.values()]);
+  const comments = r.c.comments;
   const body = grid({
     label: "Tables",
     head: ["Table", "What one row is", "Download"],
@@ -59,7 +58,7 @@ export async function tablePage(r: PageRequest, table: string): Promise<ConsoleR
       offset: (page - 1) * PAGE_ROWS,
     }),
   ]);
-  const comments = pipelineComments([...r.c.route.pipelines.values()]).get(table);
+  const comments = r.c.comments.get(table);
   const pages = Math.max(1, Math.ceil(total / PAGE_ROWS));
   const body = html`${comments?.table ? html`<p>${comments.table}</p>` : ""}
 <p>${num(total)} rows · page ${num(page)} of ${num(pages)} ·

@@ -11,6 +11,12 @@ import { startSmtpReceiver } from "../../helpers/smtp-receiver.js";
 import { until } from "../../helpers/until.js";
 import { freshWarehouseUrl, unavailable, WAREHOUSE_KINDS } from "../../helpers/warehouses.js";
 
+/**
+ * The most one delivery pass may take, as a run's end bounds it (it returns as soon as the pass is
+ * done, not after this long): not a wait; the test waits for the receiver with `until`.
+ */
+const PASS_BOUND_MS = 5_000;
+
 const warehouses: Warehouse[] = [];
 const loops: { stop(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -162,7 +168,10 @@ for (const kind of WAREHOUSE_KINDS) {
       const w = await open(kind);
       const hook = await startReceiver();
       await writeAlerts(w);
-      await deliverWithin(w, [], 5000, { watches: async () => ({ urlRefs: [], emails: [] }), env: {} });
+      await deliverWithin(w, [], PASS_BOUND_MS, {
+        watches: async () => ({ urlRefs: [], emails: [] }),
+        env: {},
+      });
       expect((await outboxRows(w)).every((r) => Number(r["attempts"]) === 0)).toBe(true);
       // A run's delivery is bounded (a POST cut on a busy machine waits for the next one): asked
       // again, as the next run would, until the receiver has both, within a generous deadline.
@@ -170,7 +179,7 @@ for (const kind of WAREHOUSE_KINDS) {
       const reach = { watches: async () => WATCHES, env: { [HOOK_VAR]: hook.url }, backoff: quick };
       await until(
         async () => {
-          await deliverWithin(w, [], 5000, reach);
+          await deliverWithin(w, [], PASS_BOUND_MS, reach);
           return new Set(hook.received.map((r) => r.id)).size >= 2;
         },
         60_000,
