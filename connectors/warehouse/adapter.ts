@@ -133,6 +133,13 @@ export interface WarehouseAdapter {
   readonly exactColumnTypes: boolean;
   /** Whether booleans are stored as 0/1 integers (an integer column takes a boolean value). */
   readonly booleansAsIntegers: boolean;
+  /**
+   * Whether a column of this type reads back as its value was bound (`bind`), so a row just written
+   * need not be read again to be compared with what the database holds: every type in SQLite, which
+   * keeps what it is given within the column's affinity; all but JSON in Postgres through the
+   * warehouse's type parsers (jsonb reorders members).
+   */
+  readsBackAsBound(type: ColumnType): boolean;
 
   /**
    * Whether one statement can lock several rows in a chosen order (`select … order by … for

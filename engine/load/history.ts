@@ -32,6 +32,8 @@ export interface NewVersion {
   parent: Row;
   from: string;
   previous: boolean;
+  /** The version it closed as the database gave it (its key and the columns to `compare`), when asked for. */
+  before?: Row;
 }
 
 type Versioned = Pick<CompiledMapping, "table" | "children" | "volatile">;
@@ -51,11 +53,15 @@ export const NOT_CONTENT: ReadonlySet<string> = new Set<string>([
  * no gaps. An answer older than a key's current version is not written (a newer one was already
  * seen). Runs alone among the loads of this table (an advisory lock in Postgres; SQLite has one
  * writer), and the table's partial unique index keeps one current version per key whatever happens.
+ * With `compare` (the table has watches: the columns they look at) those columns of the current
+ * versions are read too, and each new version carries the one it closed: the watches compare them
+ * without reading them again.
  */
 export async function writeHistory(
   tx: WarehouseTx,
   m: Versioned,
   rows: Map<string, Row[]>,
+  o: { compare?: readonly string[] | undefined } = {},
 ): Promise<HistoryCounts> {
   const counts: HistoryCounts = { versions: 0, unchanged: 0, closed: 0, rows: 0, written: [] };
   const key = m.table.key;
@@ -64,7 +70,7 @@ export async function writeHistory(
   await adapterOf(tx.db).serialize(tx.db, `history:${m.table.name}`);
   const of = keyOf(key);
   const kids = m.children.map((c) => groupRows(rows.get(c.name) ?? [], of));
-  const current = await currentVersions(tx.db, m.table, parents);
+  const current = await currentVersions(tx.db, m.table, parents, o.compare);
   const newParents: Row[] = [];
   const newKids: Row[][] = m.children.map(() => []);
   for (const parent of parents) {
@@ -86,7 +92,12 @@ export async function writeHistory(
       counts.closed++;
     }
     counts.versions++;
-    counts.written.push({ parent, from, previous: now !== undefined });
+    counts.written.push({
+      parent,
+      from,
+      previous: now !== undefined,
+      ...(now?.row ? { before: now.row } : {}),
+    });
     newParents.push({
       ...parent,
       valid_from: from,
@@ -118,8 +129,8 @@ function fingerprint(value: unknown): string {
 }
 
 /** Rows grouped by what `of` says of each (its key), in their order. */
-export function groupRows<K>(rows: readonly Row[], of: (r: Row) => K): Map<K, Row[]> {
-  const out = new Map<K, Row[]>();
+export function groupRows<T, K>(rows: readonly T[], of: (r: T) => K): Map<K, T[]> {
+  const out = new Map<K, T[]>();
   for (const r of rows) {
     const k = of(r);
     const list = out.get(k);
@@ -131,18 +142,30 @@ export function groupRows<K>(rows: readonly Row[], of: (r: Row) => K): Map<K, Ro
 
 const CHUNK = 400;
 
-/** The current version of each of these parents' keys: its fingerprint and when it began. */
+interface Current {
+  hash: string;
+  from: number;
+  /** Its key and the columns to `compare`. */
+  row?: Row;
+}
+
+/**
+ * The current version of each of these parents' keys: its fingerprint, when it began and, with
+ * `compare`, its row of those columns.
+ */
 async function currentVersions(
   db: Kysely<AnyDB>,
   def: TableDef,
   parents: readonly Row[],
-): Promise<Map<unknown, { hash: string; from: number }>> {
+  compare: readonly string[] | undefined,
+): Promise<Map<unknown, Current>> {
   const of = keyOf(def.key);
-  const out = new Map<unknown, { hash: string; from: number }>();
+  const out = new Map<unknown, Current>();
+  const columns = [...new Set([...def.key, "valid_from", VERSION_HASH, ...(compare ?? [])])];
   for (let i = 0; i < parents.length; i += CHUNK) {
     const found = await db
       .selectFrom(def.name)
-      .select([...def.key, "valid_from", VERSION_HASH])
+      .select(columns)
       .where("valid_to", "is", null)
       .where((eb) => {
         const chunk = parents.slice(i, i + CHUNK).map((p) => keyValues(db, def, p));
@@ -157,7 +180,8 @@ async function currentVersions(
       })
       .execute();
     for (const r of found) {
-      out.set(of(r), { hash: String(r[VERSION_HASH] ?? ""), from: timeOf(r["valid_from"]) });
+      const now: Current = { hash: String(r[VERSION_HASH] ?? ""), from: timeOf(r["valid_from"]) };
+      out.set(of(r), compare ? { ...now, row: r as Row } : now);
     }
   }
   return out;

@@ -6,6 +6,7 @@ import type { TableDef } from "../../schema/table.js";
 import { finishLoaded, insertCalls } from "../../store/calls.js";
 import { countLoad } from "../../store/loads.js";
 import { insertRejects } from "../../store/rejects.js";
+import { watchSettings } from "../../store/watches.js";
 import type { ParamValues } from "../define/params.js";
 import type { LoadedPipeline } from "../define/pipeline-file.js";
 import type { PlannedCall } from "../extract/planned-calls.js";
@@ -13,6 +14,7 @@ import type { CompiledMapping } from "../normalize/mapping.js";
 import type { Normalised, Reject, Row } from "../normalize/row.js";
 import { type HistoryCounts, writeHistory } from "./history.js";
 import { alertOnVersions } from "./watches/evaluate.js";
+import { comparedColumns } from "./watches/versions.js";
 import { deleteChildren, upserts, writeRows } from "./write-rows.js";
 
 /** What the ledger records with an answer's rows. */
@@ -122,10 +124,15 @@ async function writeGroup(
 ): Promise<number[]> {
   const { c, answers, merged, tables } = g;
   const { mapping, pipeline } = c;
+  const m = { ...tables, volatile: mapping.volatile, mode: mapping.mode };
+  // The watches of a history table, read first: the writer then keeps what they compare.
+  const watches =
+    mapping.mode === "history" && c.loadId !== undefined ? await watchSettings(tx.db, tables.table.name) : [];
   const written = await writeTables(
     tx,
-    { ...tables, volatile: mapping.volatile, mode: mapping.mode },
+    m,
     merged.rows,
+    watches.length ? comparedColumns(m, watches) : undefined,
   );
   // One answer: what was written is its count. Several: each as its own load would have written
   // (history: the group's versions are counted on its last answer).
@@ -139,7 +146,7 @@ async function writeGroup(
     const h = written.history;
     // Watches of the table see what this transaction changed, and their alerts commit with it.
     if (h)
-      await alertOnVersions(tx.db, { ...tables, volatile: mapping.volatile }, h.written, {
+      await alertOnVersions(tx.db, m, h.written, watches, {
         loadId: c.loadId,
         runId: g.runId,
       });
@@ -167,9 +174,10 @@ async function writeTables(
   tx: WarehouseTx,
   m: Pick<CompiledMapping, "table" | "children" | "volatile" | "mode">,
   rows: Map<string, Row[]>,
+  compare: readonly string[] | undefined,
 ): Promise<{ rows: number; history?: HistoryCounts }> {
   if (m.mode === "history") {
-    const history = await writeHistory(tx, m, rows);
+    const history = await writeHistory(tx, m, rows, { compare });
     return { rows: history.rows, history };
   }
   const parents = rows.get(m.table.name) ?? [];

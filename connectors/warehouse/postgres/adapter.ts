@@ -47,6 +47,7 @@ const POSTGRES: Omit<WarehouseAdapter, "schema" | "tablesRead"> = {
   addColumnIfNotExists: true,
   exactColumnTypes: true,
   booleansAsIntegers: false,
+  readsBackAsBound: (type) => type !== "json",
   selectForUpdate: true,
   updateAllOrNone,
   synchronous: undefined,

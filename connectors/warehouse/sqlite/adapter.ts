@@ -90,6 +90,7 @@ const SQLITE: Omit<WarehouseAdapter, "synchronous" | "columns"> = {
   addColumnIfNotExists: false,
   exactColumnTypes: false,
   booleansAsIntegers: true,
+  readsBackAsBound: () => true,
   selectForUpdate: false,
   updateAllOrNone: undefined,
   loginRoles: false,

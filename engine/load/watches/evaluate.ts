@@ -1,20 +1,16 @@
 import type { Kysely } from "kysely";
 import type { AnyDB } from "../../../connectors/warehouse/open.js";
+import type { TableDef } from "../../../schema/table.js";
 import type { WatchSpec } from "../../../schema/watch.js";
 import { writeEachAlert } from "../../../store/alert-events.js";
 import { type AlertDraft, insertAlerts, lastAlerted } from "../../../store/alerts.js";
-import { watchedKeys, watchSettings } from "../../../store/watches.js";
 import type { CompiledMapping } from "../../normalize/mapping.js";
-import type { NewVersion } from "../history.js";
-import { type KeyChange, matchChange } from "./match.js";
-import { changesOf, keyTextOf } from "./versions.js";
+import { groupRows, type NewVersion } from "../history.js";
+import { byCondition, interestedWatches } from "./candidates.js";
+import { type KeyChange, matchChange, type Watcher } from "./match.js";
+import { childChangesOf, comparedColumns, keyTextOf, parentChanges } from "./versions.js";
 
 type Versioned = Pick<CompiledMapping, "table" | "children" | "volatile">;
-
-export interface Watcher {
-  name: string;
-  spec: WatchSpec;
-}
 
 /** Which load made the changes, and which run it belongs to. */
 export interface LoadOf {
@@ -23,35 +19,58 @@ export interface LoadOf {
 }
 
 /**
- * Inside the transaction that wrote a history table's new versions: each watch of the table that
- * names a changed key (or every key) and whose condition the change meets gets an alert row, and
- * — when it sends each alert on its own — its outbox event, all committed with the rows or not at
- * all. Reads only what the load wrote: no API call. Returns the alerts recorded.
+ * Inside the transaction that wrote a history table's new versions: each of these watches of the
+ * table that names a changed key (or every key) and whose condition the change meets gets an alert
+ * row, and — when it sends each alert on its own — its outbox event, all committed with the rows or
+ * not at all. Reads only what the load wrote: no API call. Returns the alerts recorded.
  */
 export async function alertOnVersions(
   db: Kysely<AnyDB>,
   m: Versioned,
   versions: readonly NewVersion[],
+  watches: readonly Watcher[],
   load: LoadOf,
 ): Promise<number> {
-  if (!versions.length) return 0;
-  const watches = await watchSettings(db, m.table.name);
-  if (!watches.length) return 0;
-  const keyText = keyTextOf(m.table);
-  const keys = versions.map((v) => keyText(v.parent));
-  const interested = await interestedWatches(db, watches, keys, m.table.key.length > 1);
+  if (!versions.length || !watches.length) return 0;
+  const changes = await parentChanges(db, m, versions, comparedColumns(m, watches));
+  // A watch that can alert on a child table stays a candidate for every key until its rows are read.
+  const watchedChildren = (w: Watcher) => m.children.filter((c) => watchesChild(w.spec, c.name));
+  const open = (w: Watcher) => watchedChildren(w).length > 0;
+  const interested = await interestedWatches(db, byCondition(watches, changes, open), m.table.key.length > 1);
   if (!interested.size) return 0;
-  const names = new Set([...interested.values()].flat());
-  const looking = watches.filter((w) => names.has(w.name));
-  // Child tables are read back only when a watch that looks at these keys can alert on them.
-  const children = m.children.filter((c) => looking.some((w) => watchesChild(w.spec, c.name)));
-  const changes = await changesOf(
-    db,
-    { ...m, children },
-    versions.filter((_, i) => interested.has(keys[i]!)),
-  );
-  const at = new Map(versions.map((v, i) => [keys[i]!, v.from]));
+  await addChildChanges(db, m, { versions, watches, interested, changes }, watchedChildren);
+  const keyText = keyTextOf(m.table);
+  const at = new Map(versions.map((v) => [keyText(v.parent), v.from]));
   return recordMatches(db, m.table.name, watches, { interested, changes, at }, load);
+}
+
+/**
+ * The child tables' changes, read back only for keys a watch that can alert on them looks at, and
+ * only for the tables such a watch names, added to those keys' changes (not to a first version's).
+ */
+async function addChildChanges(
+  db: Kysely<AnyDB>,
+  m: Versioned,
+  c: Pick<Changed, "interested" | "changes"> & {
+    versions: readonly NewVersion[];
+    watches: readonly Watcher[];
+  },
+  watchedChildren: (w: Watcher) => TableDef[],
+): Promise<void> {
+  const byName = new Map(c.watches.map((w) => [w.name, watchedChildren(w)]));
+  const tables = new Set<TableDef>();
+  const keys = new Set<string>();
+  for (const [key, names] of c.interested) {
+    const mine = names.flatMap((n) => byName.get(n) ?? []);
+    if (!mine.length || c.changes.get(key)?.[0]?.change === "added") continue;
+    keys.add(key);
+    for (const t of mine) tables.add(t);
+  }
+  if (!keys.size) return;
+  const keyText = keyTextOf(m.table);
+  const versions = c.versions.filter((v) => keys.has(keyText(v.parent)));
+  const kids = await childChangesOf(db, m, [...tables], versions);
+  for (const [key, list] of kids) c.changes.get(key)?.push(...list);
 }
 
 /** What a load changed in one watched table or view: per key its changes, when, and who watches it. */
@@ -75,50 +94,25 @@ export async function recordMatches(
     for (const name of c.interested.get(key) ?? [])
       mine.get(name)?.push([key, list]) ?? mine.set(name, [[key, list]]);
   }
-  let recorded = 0;
+  const drafts: AlertDraft[] = [];
   for (const w of watches) {
-    const drafts = (mine.get(w.name) ?? []).flatMap(([key, list]) =>
+    const own = (mine.get(w.name) ?? []).flatMap(([key, list]) =>
       draftsOf(w, table, list, { ...load, changedAt: c.at.get(key)! }),
     );
-    if (!drafts.length) continue;
-    const fresh = await insertAlerts(db, await withCooldown(db, w, drafts));
-    await writeEachAlert(db, w.spec, fresh);
-    recorded += fresh.length;
+    if (own.length) drafts.push(...(await withCooldown(db, w, own)));
   }
-  return recorded;
+  if (!drafts.length) return 0;
+  // Every watch's alerts in one statement: one per watch was a round trip each (issue 46's bench).
+  const fresh = await insertAlerts(db, drafts);
+  const specs = new Map(watches.map((w) => [w.name, w.spec]));
+  for (const [watch, list] of groupRows(fresh, (a) => a.watch))
+    await writeEachAlert(db, specs.get(watch)!, list);
+  return fresh.length;
 }
 
 /** Whether a watch can alert on a child table's rows (matchChange): it names the table, or every column. */
 function watchesChild(spec: WatchSpec, child: string): boolean {
   return spec.columns === null || spec.columns.includes(child);
-}
-
-/**
- * Changed key → the watches that look at it (every key, or a key they name). A key of several
- * columns (`multi`) is named by its JSON text, or by any one of its values.
- */
-export async function interestedWatches(
-  db: Kysely<AnyDB>,
-  watches: readonly Watcher[],
-  keys: readonly string[],
-  multi: boolean,
-): Promise<Map<string, string[]>> {
-  const named = watches.filter((w) => !w.spec.allKeys).map((w) => w.name);
-  const every = watches.filter((w) => w.spec.allKeys).map((w) => w.name);
-  const parts = (key: string): string[] => (multi ? [key, ...(JSON.parse(key) as string[])] : [key]);
-  const keyParts = new Map(keys.map((k) => [k, parts(k)]));
-  const found = await watchedKeys(db, named, [...new Set([...keyParts.values()].flat())]);
-  // From the keys each watch names to the watches of each key: one pass over what was found.
-  const byPart = new Map<string, string[]>();
-  for (const [watch, names] of found)
-    for (const p of names) byPart.get(p)?.push(watch) ?? byPart.set(p, [watch]);
-  const out = new Map<string, string[]>();
-  for (const [key, ps] of keyParts) {
-    const hits = ps.flatMap((p) => byPart.get(p) ?? []);
-    const all = [...every, ...new Set(hits)];
-    if (all.length) out.set(key, all);
-  }
-  return out;
 }
 
 function draftsOf(

@@ -1,5 +1,11 @@
 import type { Amount, WatchSpec } from "../../../schema/watch.js";
 
+/** A watch as the load evaluates it: its name and settings. */
+export interface Watcher {
+  name: string;
+  spec: WatchSpec;
+}
+
 /**
  * One change to a key, as the `<table>_changes` view lists it: `added` (the key's first version),
  * `changed` (a column, or a child table's row count, old → new as text), or `appeared` (a child
@@ -29,18 +35,19 @@ export interface Match {
  */
 export function matchChange(spec: WatchSpec, c: KeyChange): Match | null {
   const when = spec.when;
-  const watched = (column: string | null) =>
-    !spec.columns || (column !== null && spec.columns.includes(column));
   if (c.change === "added")
     return when.appeared ? { change: "appeared", column: null, old: null, new: null } : null;
-  if (c.change === "appeared") {
-    return when.appeared && watched(c.column)
-      ? { change: "appeared", column: c.column, old: null, new: c.new }
-      : null;
-  }
-  if (!watched(c.column)) return null;
-  const conditions = [when.to, when.from, when.fellBy, when.roseBy].filter((x) => x !== undefined);
-  if (!conditions.length && when.appeared) return null;
+  // Called for every changed key and condition of a load (issue 46's bench): no allocation until a match.
+  const watched = !spec.columns || (c.column !== null && spec.columns.includes(c.column));
+  if (c.change === "appeared")
+    return when.appeared && watched ? { change: "appeared", column: c.column, old: null, new: c.new } : null;
+  if (!watched) return null;
+  const conditions =
+    when.to !== undefined ||
+    when.from !== undefined ||
+    when.fellBy !== undefined ||
+    when.roseBy !== undefined;
+  if (!conditions && when.appeared) return null;
   if (when.to !== undefined && c.new !== when.to) return null;
   if (when.from !== undefined && c.old !== when.from) return null;
   if (when.fellBy && !moved(c.old, c.new, when.fellBy, -1)) return null;

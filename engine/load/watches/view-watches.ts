@@ -1,7 +1,8 @@
 import type { Warehouse } from "../../../connectors/warehouse/open.js";
 import { watchSettings } from "../../../store/watches.js";
 import { readWarehouse } from "../../define/warehouse-reads.js";
-import { interestedWatches, type LoadOf, recordMatches } from "./evaluate.js";
+import { byCondition, interestedWatches } from "./candidates.js";
+import { type LoadOf, recordMatches } from "./evaluate.js";
 import type { KeyChange } from "./match.js";
 import { textOf } from "./versions.js";
 
@@ -51,8 +52,7 @@ export async function alertOnViews(w: Warehouse, views: readonly string[], load:
     const changed = changesOfRows(rows, shape);
     const interested = await interestedWatches(
       w.db,
-      watches,
-      [...changed.changes.keys()],
+      byCondition(watches, changed.changes),
       shape.key.length > 1,
     );
     if (!interested.size) continue;
