@@ -170,7 +170,7 @@ function watchTable(
   lines.push(
     `8. Watches: seconds of a load that changed all ${grouped(figures[0]!.keys)} keys of a history table, best of runs (target ≤ 1.10)`,
   );
-  row("", "without", "with", "ratio", "each run", "alerts", "outcome");
+  row("", "without", "with", "ratio", "each run", "alerts", "floor", "outcome");
   for (const f of figures)
     row(
       `${f.database}, ${f.watches} watches, ${f.mix}, g = ${f.group}`,
@@ -179,14 +179,24 @@ function watchTable(
       round(f.ratio),
       spread(f.runRatios),
       grouped(f.alerts),
-      f.ratio <= 1.1 ? "met" : "not met",
+      f.floorRatio === undefined ? "" : round(f.floorRatio),
+      watchOutcome(f),
     );
   lines.push(
     "   without / with: the second load (its transactions and its end, where digests are written),",
-    "   alternating, each in a fresh warehouse; alerts: what the watched load recorded; lists: every",
-    "   watch names 500 keys; every-key: a tenth of the watches watch every key instead",
+    "   alternating, each in a fresh warehouse; alerts: what the watched load recorded; floor: the",
+    "   ratio if the watches cost only writing that many alert rows with the load's own bulk writer;",
+    "   quiet: conditions that hold for ~1 % of the keys; lists: every watch names 500 keys, with",
+    "   broad conditions; every-key: a tenth of those watch every key instead; *: the floor itself",
+    "   is above the target",
     "",
   );
+}
+
+/** Met; or not, marked when the target is below the floor that writing the alerts sets. */
+function watchOutcome(f: WatchFigure): string {
+  if (f.ratio <= 1.1) return "met";
+  return f.floorRatio !== undefined && f.floorRatio > 1.1 ? "not met*" : "not met";
 }
 
 /** Figure 3's second part (issue 31), for the figures that have it (SQLite, results saved since). */

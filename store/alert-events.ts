@@ -3,7 +3,7 @@ import type { AnyDB, Warehouse } from "../connectors/warehouse/open.js";
 import { redact } from "../core/redact.js";
 import type { WatchSpec } from "../schema/watch.js";
 import { type Alert, listAlerts } from "./alerts.js";
-import { eventIdOf, mailHash, type OutboxTarget, targetHash, writeEvent } from "./outbox.js";
+import { eventIdOf, mailHash, type OutboxTarget, targetHash, writeEvent, writeEvents } from "./outbox.js";
 import { watchSettings } from "./watches.js";
 
 /** Alerts listed in one digest message at most; the rest are counted (`more`) and in `skillsync alerts`. */
@@ -47,15 +47,18 @@ export async function writeEachAlert(
 ): Promise<void> {
   const targets = watchTargets(spec);
   if (!targets.length || spec.notify.digest !== "none") return;
-  for (const a of alerts) {
-    if (a.suppressed) continue;
-    await writeEvent(db, targets, {
-      id: eventIdOf("alert", a.id),
-      kind: "alert",
-      runId: a.runId,
-      payload: { watch: a.watch, table: a.table, alert: alertView(a) },
-    });
-  }
+  await writeEvents(
+    db,
+    targets,
+    alerts
+      .filter((a) => !a.suppressed)
+      .map((a) => ({
+        id: eventIdOf("alert", a.id),
+        kind: "alert",
+        runId: a.runId,
+        payload: { watch: a.watch, table: a.table, alert: alertView(a) },
+      })),
+  );
 }
 
 /**
