@@ -10,7 +10,7 @@
  *                    [--workers 1,2,4] [--worker-concurrency 8] [--worker-rounds 50] [--cpu-bound-calls 2000]
  *                    [--rate-limit 20] [--rate-calls 600] [--rate-concurrency 8,32,64]
  *                    [--wide-concurrency 64] [--wide-latency 1000] [--export-rows 1000000]
- *                    [--watch-keys 10000] [--watches 100] [--watch-runs 3] [--watch-group 16]
+ *                    [--watch-keys 10000] [--watches 100] [--watch-runs 5] [--watch-group 16]
  *   npm run bench -- --print result.json     (the table of a saved --json result)
  *
  * Postgres figures need a server: --pg URL, or SKILLSYNC_TEST_POSTGRES_URL / DATABASE_URL.
@@ -88,7 +88,7 @@ const settings = {
   // Figure 8: a load changing this many keys of a history table, with this many watches on it.
   watchKeys: num("watch-keys", 10_000),
   watches: num("watches", 100),
-  watchRuns: num("watch-runs", 3),
+  watchRuns: num("watch-runs", 5),
   watchGroup: num("watch-group", 16),
 };
 const log = (s: string) => process.stderr.write(`${s}\n`);

@@ -55,12 +55,15 @@ export async function parentChanges(
   if (closing.some((v) => !v.before))
     throw new Error(`the history writer of ${m.table.name} did not keep the versions it closed (compare)`);
   const adapter = adapterOf(db);
-  const types = columns.map((c) => m.table.columns.find((x) => x.name === c)?.type ?? "text");
+  const typed = columns.map((name) => ({
+    name,
+    type: m.table.columns.find((x) => x.name === name)?.type ?? "text",
+  }));
   const asRead =
-    types.every((t) => adapter.readsBackAsBound(t)) || !closing.length
+    typed.every((c) => adapter.readsBackAsBound(c.type)) || !closing.length
       ? undefined
       : await readBack(db, m.table, m.table, closing, "new");
-  const diff = columnDiff(db, m.table, columns, asRead === undefined);
+  const diff = columnDiff(db, typed, asRead === undefined);
   for (const v of versions) {
     const key = keyText(v.parent);
     if (!v.before) {
@@ -124,19 +127,14 @@ async function readBack(
 /**
  * The parent's changed columns between the closed version (as read) and the new one — as read, or
  * (`bound`) the row written, taken as it was bound: how it reads back (`readsBackAsBound`).
- * Types looked up once per load transaction, not per key; equal values need no text.
+ * Typed once per load transaction, not per key; equal values need no text.
  */
 function columnDiff(
   db: Kysely<AnyDB>,
-  def: TableDef,
-  columns: readonly string[],
+  cols: readonly { name: string; type: ColumnType }[],
   bound: boolean,
 ): (key: string, before: Row, now: Row) => KeyChange[] {
   const adapter = adapterOf(db);
-  const cols = columns.map((name) => ({
-    name,
-    type: def.columns.find((x) => x.name === name)?.type ?? "text",
-  }));
   return (key, before, now) => {
     const out: KeyChange[] = [];
     for (const { name, type } of cols) {
