@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
+import { adapterOf } from "../connectors/warehouse/adapter.js";
 import type { AnyDB, Warehouse } from "../connectors/warehouse/open.js";
+import type { ColumnType } from "../schema/table.js";
 
 /** One match of a watch: which key, what changed (old → new as text), and the load that changed it. */
 export interface AlertDraft {
@@ -32,8 +34,17 @@ const alertIdOf = (a: Pick<AlertDraft, "watch" | "key" | "column" | "loadId" | "
     .digest("hex")
     .slice(0, 24)}`;
 
-/** 13 values a row: 6,500 bound values a statement, under SQLite's and Postgres's limits. */
-const ALERTS_PER_INSERT = 500;
+/** skillsync_alerts as written (migrations/022), but the id the database numbers. */
+export const ALERT_COLUMNS: readonly { name: string; type: ColumnType }[] = [
+  ...["alert_id", "watch", "table_name", "key_text", "column_name", "change", "old_value", "new_value"].map(
+    (name) => ({ name, type: "text" as const }),
+  ),
+  { name: "load_id", type: "integer" },
+  { name: "run_id", type: "text" },
+  { name: "changed_at", type: "timestamp" },
+  { name: "created_at", type: "timestamp" },
+  { name: "suppressed", type: "integer" },
+];
 
 /** Records matches inside the load's transaction; a match already recorded stays as it was. Returns the new ones. */
 export async function insertAlerts(db: Kysely<AnyDB>, drafts: readonly AlertDraft[]): Promise<Alert[]> {
@@ -45,38 +56,36 @@ export async function insertAlerts(db: Kysely<AnyDB>, drafts: readonly AlertDraf
     if (!byId.has(id)) byId.set(id, { ...d, id, createdAt: now });
   }
   const alerts = [...byId.values()];
-  const fresh: Alert[] = [];
-  // Many rows a statement: one per alert was a round trip per alert on Postgres (issue 46's bench).
-  for (let i = 0; i < alerts.length; i += ALERTS_PER_INSERT) {
-    const chunk = alerts.slice(i, i + ALERTS_PER_INSERT);
-    const made = await db
-      .insertInto("skillsync_alerts")
-      .values(chunk.map(rowOf))
-      .onConflict((oc) => oc.column("alert_id").doNothing())
-      .returning("alert_id")
-      .execute();
-    const ids = new Set(made.map((r) => String(r.alert_id)));
-    fresh.push(...chunk.filter((a) => ids.has(a.id)));
-  }
-  return fresh;
+  if (!alerts.length) return [];
+  // Many rows a statement, in the database's own bulk form (issue 46's bench): which went in says
+  // which are new, so an alert found again by a resumed load is neither recorded nor sent twice.
+  const made = await adapterOf(db).insertNew(db, {
+    table: "skillsync_alerts",
+    columns: ALERT_COLUMNS,
+    rows: alerts.map(rowOf),
+    unique: "alert_id",
+  });
+  const ids = new Set(made.map(String));
+  return alerts.filter((a) => ids.has(a.id));
 }
 
-function rowOf(a: Alert) {
-  return {
-    alert_id: a.id,
-    watch: a.watch,
-    table_name: a.table,
-    key_text: a.key,
-    column_name: a.column,
-    change: a.change,
-    old_value: a.old,
-    new_value: a.new,
-    load_id: a.loadId,
-    run_id: a.runId,
-    changed_at: a.changedAt,
-    created_at: a.createdAt,
-    suppressed: a.suppressed ? 1 : 0,
-  };
+/** An alert's values in ALERT_COLUMNS' order. */
+function rowOf(a: Alert): unknown[] {
+  return [
+    a.id,
+    a.watch,
+    a.table,
+    a.key,
+    a.column,
+    a.change,
+    a.old,
+    a.new,
+    a.loadId,
+    a.runId,
+    a.changedAt,
+    a.createdAt,
+    a.suppressed ? 1 : 0,
+  ];
 }
 
 /** For a cooldown: when each of these keys last alerted (not suppressed) for this watch. */

@@ -67,6 +67,15 @@ export interface SyncDriver {
   jsonArrayValues(param: string): string;
 }
 
+/** Rows for `WarehouseAdapter.insertNew`: values in `columns` order, JS values as the mapping makes them. */
+export interface NewRows {
+  table: string;
+  columns: readonly { name: string; type: ColumnType }[];
+  rows: readonly (readonly unknown[])[];
+  /** The column of a unique index: a row whose value is there already is skipped. */
+  unique: string;
+}
+
 /** One statement that changes every row of a set or none (`WarehouseAdapter.updateAllOrNone`). */
 export interface AllOrNoneUpdate {
   table: string;
@@ -153,6 +162,14 @@ export interface WarehouseAdapter {
    * (all of them, or 0). A multi-row reservation is then one round trip. Undefined on SQLite.
    */
   readonly updateAllOrNone: ((db: Kysely<AnyDB>, u: AllOrNoneUpdate) => Promise<number>) | undefined;
+  /**
+   * Inserts many rows at once, skipping each whose `unique` column's value is already there (or
+   * earlier in `rows`); returns that column's values of the rows it inserted, so the caller knows
+   * which are new. Postgres: one `INSERT … SELECT FROM unnest(arrays) ON CONFLICT DO NOTHING
+   * RETURNING` per 10,000 rows (13 bound arrays, not 130,000 values); SQLite: one prepared
+   * statement run per row, its change count saying whether the row went in.
+   */
+  insertNew(db: Kysely<AnyDB>, n: NewRows): Promise<unknown[]>;
   /**
    * Where the driver runs statements synchronously on the one connection (better-sqlite3): its
    * transactions of prepared statements, which run without yielding to the event loop. Undefined

@@ -3,6 +3,7 @@ import type { ColumnType } from "../../../schema/table.js";
 import type { WarehouseAdapter } from "../adapter.js";
 import { updateAllOrNone } from "./all-or-none.js";
 import { columns, listTables, readCatalog, tablesRead, uniqueIndexColumns } from "./catalog.js";
+import { insertNew } from "./insert-new.js";
 import { comment, dropPrimaryKey } from "./keys.js";
 import { POSTGRES_LEXICON } from "./sql-lexicon.js";
 import { ensureView } from "./views.js";
@@ -50,6 +51,7 @@ const POSTGRES: Omit<WarehouseAdapter, "schema" | "tablesRead"> = {
   readsBackAsBound: (type) => type !== "json",
   selectForUpdate: true,
   updateAllOrNone,
+  insertNew: (db, n) => insertNew(db, POSTGRES, n),
   synchronous: undefined,
   loginRoles: true,
   foreignKeys: true,

@@ -3,6 +3,7 @@ import { CompiledQuery, sql } from "kysely";
 import type { ColumnType } from "../../../schema/table.js";
 import type { StoredColumn, WarehouseAdapter } from "../adapter.js";
 import { atomically } from "../atomic.js";
+import { insertNew } from "./insert-new.js";
 import { primaryKeys, rebuildWithoutPrimaryKey } from "./rebuild.js";
 import { SQLITE_LEXICON } from "./sql-lexicon.js";
 import { sqliteSyncDriver } from "./synchronous.js";
@@ -35,6 +36,7 @@ export function sqliteAdapter(database: SQLite.Database): WarehouseAdapter {
   return {
     ...SQLITE,
     synchronous: sqliteSyncDriver(database),
+    insertNew: async (_db, n) => insertNew(database, SQLITE, n),
     async columns(db, table) {
       const r = await sql<{ name: string; type: string }>`
         select name, type from pragma_table_info(${table})`.execute(db);
@@ -71,7 +73,7 @@ function originsOf(
   }
 }
 
-const SQLITE: Omit<WarehouseAdapter, "synchronous" | "columns"> = {
+const SQLITE: Omit<WarehouseAdapter, "synchronous" | "columns" | "insertNew"> = {
   dialect: "sqlite",
   displayName: "SQLite",
   lexicon: SQLITE_LEXICON,
