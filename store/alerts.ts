@@ -88,27 +88,34 @@ function rowOf(a: Alert): unknown[] {
   ];
 }
 
-/** For a cooldown: when each of these keys last alerted (not suppressed) for this watch. */
+/**
+ * For cooldowns: when each of these keys last alerted (not suppressed) for each of these watches,
+ * keyed by `alertedKey(watch, key)`: every cooling watch of a load transaction in one read.
+ */
 export async function lastAlerted(
   db: Kysely<AnyDB>,
-  watch: string,
+  watches: readonly string[],
   keys: readonly string[],
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>();
+  if (!watches.length) return out;
   for (let i = 0; i < keys.length; i += 500) {
     const rows = await db
       .selectFrom("skillsync_alerts")
-      .select(["key_text"])
+      .select(["watch", "key_text"])
       .select((eb) => eb.fn.max("changed_at").as("at"))
-      .where("watch", "=", watch)
+      .where("watch", "in", watches)
       .where("suppressed", "=", 0)
       .where("key_text", "in", keys.slice(i, i + 500))
-      .groupBy("key_text")
+      .groupBy(["watch", "key_text"])
       .execute();
-    for (const r of rows) out.set(String(r.key_text), timeOf(r.at));
+    for (const r of rows) out.set(alertedKey(String(r.watch), String(r.key_text)), timeOf(r.at));
   }
   return out;
 }
+
+/** A (watch, key) pair as `lastAlerted` keys it. */
+export const alertedKey = (watch: string, key: string): string => `${watch}\u0000${key}`;
 
 const timeOf = (v: unknown) => (v instanceof Date ? v.getTime() : Date.parse(String(v)));
 const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : new Date(timeOf(v)).toISOString());

@@ -37,11 +37,16 @@ export function byCondition(
   const out = new Map<string, Condition[]>();
   for (const [key, list] of changes) {
     const met: Condition[] = [];
-    for (const { g, spec, open } of conditions)
-      if (open || list.some((c) => matchChange(spec, c) !== null)) met.push(g);
+    for (const { g, spec, open } of conditions) if (open || meets(spec, list)) met.push(g);
     if (met.length) out.set(key, met);
   }
   return out;
+}
+
+/** Whether one of the changes meets the condition: a plain loop, run per changed key and condition. */
+function meets(spec: Watcher["spec"], list: readonly KeyChange[]): boolean {
+  for (const c of list) if (matchChange(spec, c) !== null) return true;
+  return false;
 }
 
 /**

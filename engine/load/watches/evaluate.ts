@@ -3,7 +3,7 @@ import type { AnyDB } from "../../../connectors/warehouse/open.js";
 import type { TableDef } from "../../../schema/table.js";
 import type { WatchSpec } from "../../../schema/watch.js";
 import { writeEachAlert } from "../../../store/alert-events.js";
-import { type AlertDraft, insertAlerts, lastAlerted } from "../../../store/alerts.js";
+import { type AlertDraft, alertedKey, insertAlerts, lastAlerted } from "../../../store/alerts.js";
 import type { CompiledMapping } from "../../normalize/mapping.js";
 import { groupRows, type NewVersion } from "../history.js";
 import { byCondition, interestedWatches } from "./candidates.js";
@@ -39,8 +39,13 @@ export async function alertOnVersions(
   const interested = await interestedWatches(db, byCondition(watches, changes, open), m.table.key.length > 1);
   if (!interested.size) return 0;
   await addChildChanges(db, m, { versions, watches, interested, changes }, watchedChildren);
+  // When each key changed, for the keys a watch looks at only.
   const keyText = keyTextOf(m.table);
-  const at = new Map(versions.map((v) => [keyText(v.parent), v.from]));
+  const at = new Map<string, string>();
+  for (const v of versions) {
+    const key = keyText(v.parent);
+    if (interested.has(key)) at.set(key, v.from);
+  }
   return recordMatches(db, m.table.name, watches, { interested, changes, at }, load);
 }
 
@@ -94,14 +99,13 @@ export async function recordMatches(
     for (const name of c.interested.get(key) ?? [])
       mine.get(name)?.push([key, list]) ?? mine.set(name, [[key, list]]);
   }
-  const drafts: AlertDraft[] = [];
-  for (const w of watches) {
-    const own = (mine.get(w.name) ?? []).flatMap(([key, list]) =>
+  const found = watches.flatMap((w) =>
+    (mine.get(w.name) ?? []).flatMap(([key, list]) =>
       draftsOf(w, table, list, { ...load, changedAt: c.at.get(key)! }),
-    );
-    if (own.length) drafts.push(...(await withCooldown(db, w, own)));
-  }
-  if (!drafts.length) return 0;
+    ),
+  );
+  if (!found.length) return 0;
+  const drafts = await withCooldowns(db, watches, found);
   // Every watch's alerts in one statement: one per watch was a round trip each (issue 46's bench).
   const fresh = await insertAlerts(db, drafts);
   const specs = new Map(watches.map((w) => [w.name, w.spec]));
@@ -139,14 +143,27 @@ function draftsOf(
   });
 }
 
-/** A key that alerted within the watch's cooldown before this change: its alerts are kept, marked suppressed. */
-async function withCooldown(db: Kysely<AnyDB>, w: Watcher, drafts: AlertDraft[]): Promise<AlertDraft[]> {
-  const cooldown = w.spec.notify.cooldownMs;
-  if (!cooldown) return drafts;
-  const last = await lastAlerted(db, w.name, [...new Set(drafts.map((d) => d.key))]);
+/**
+ * A key that alerted within its watch's cooldown before this change: its alerts are kept, marked
+ * suppressed. The last alerts of every cooling watch read at once.
+ */
+async function withCooldowns(
+  db: Kysely<AnyDB>,
+  watches: readonly Watcher[],
+  drafts: AlertDraft[],
+): Promise<AlertDraft[]> {
+  const cooldowns = new Map(watches.map((w) => [w.name, w.spec.notify.cooldownMs]));
+  const cooling = drafts.filter((d) => cooldowns.get(d.watch));
+  if (!cooling.length) return drafts;
+  const last = await lastAlerted(
+    db,
+    [...new Set(cooling.map((d) => d.watch))],
+    [...new Set(cooling.map((d) => d.key))],
+  );
   return drafts.map((d) => {
-    const before = last.get(d.key);
-    const within = before !== undefined && Date.parse(d.changedAt) - before < cooldown;
+    const cooldown = cooldowns.get(d.watch);
+    const before = last.get(alertedKey(d.watch, d.key));
+    const within = cooldown && before !== undefined && Date.parse(d.changedAt) - before < cooldown;
     return within ? { ...d, suppressed: true } : d;
   });
 }
