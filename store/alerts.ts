@@ -62,30 +62,33 @@ export async function insertAlerts(db: Kysely<AnyDB>, drafts: readonly AlertDraf
   const made = await adapterOf(db).insertNew(db, {
     table: "skillsync_alerts",
     columns: ALERT_COLUMNS,
-    rows: alerts.map(rowOf),
+    rows: alerts.map((a) => {
+      const row = rowOf(a);
+      return ALERT_COLUMNS.map((c) => row[c.name]);
+    }),
     unique: "alert_id",
   });
   const ids = new Set(made.map(String));
   return alerts.filter((a) => ids.has(a.id));
 }
 
-/** An alert's values in ALERT_COLUMNS' order. */
-function rowOf(a: Alert): unknown[] {
-  return [
-    a.id,
-    a.watch,
-    a.table,
-    a.key,
-    a.column,
-    a.change,
-    a.old,
-    a.new,
-    a.loadId,
-    a.runId,
-    a.changedAt,
-    a.createdAt,
-    a.suppressed ? 1 : 0,
-  ];
+/** An alert as its row (`ALERT_COLUMNS` give the order the statement binds). */
+function rowOf(a: Alert): Record<string, unknown> {
+  return {
+    alert_id: a.id,
+    watch: a.watch,
+    table_name: a.table,
+    key_text: a.key,
+    column_name: a.column,
+    change: a.change,
+    old_value: a.old,
+    new_value: a.new,
+    load_id: a.loadId,
+    run_id: a.runId,
+    changed_at: a.changedAt,
+    created_at: a.createdAt,
+    suppressed: a.suppressed ? 1 : 0,
+  };
 }
 
 /**

@@ -32,12 +32,12 @@ export function byCondition(
   const conditions = [...groups.values()].map((g) => ({
     g,
     spec: g.watches[0]!.spec,
-    open: open(g.watches[0]!),
+    always: open(g.watches[0]!),
   }));
   const out = new Map<string, Condition[]>();
   for (const [key, list] of changes) {
     const met: Condition[] = [];
-    for (const { g, spec, open } of conditions) if (open || meets(spec, list)) met.push(g);
+    for (const { g, spec, always } of conditions) if (always || meets(spec, list)) met.push(g);
     if (met.length) out.set(key, met);
   }
   return out;

@@ -76,6 +76,11 @@ const SECOND: Rec[] = [
   rec("US", "4"),
 ];
 
+// When each load's answers arrived: a week apart, the times its versions begin (data, not waits).
+const WEEK_1 = "2026-11-01T06:00:00.000Z";
+const WEEK_2 = "2026-11-08T06:00:00.000Z";
+const WEEK_3 = "2026-11-15T06:00:00.000Z";
+
 const TYPED: [string, WatchFile][] = [
   ["lapsed", { table: "watched_rights", columns: ["in_force"], when: { to: "false" } }],
   ["fee-up", { table: "watched_rights", columns: ["fee"], when: { rose_by: "10%" } }],
@@ -127,9 +132,9 @@ describe.each(WAREHOUSE_KINDS)("watches evaluated by the load on %s", (kind) => 
     ])(
       "alerts each condition's keys exactly: child rows, a part of the key, %s compared as stored",
       async (_, watches) => {
-        await load("run-1", FIRST, "2026-11-01T06:00:00.000Z");
+        await load("run-1", FIRST, WEEK_1);
         for (const [name, file] of watches) await defineWatch(w, name, file, { source: "test" });
-        const second = await load("run-2", SECOND, "2026-11-08T06:00:00.000Z");
+        const second = await load("run-2", SECOND, WEEK_2);
 
         const alerts = await listAlerts(w.db, { loadId: second });
         const of = (watch: string) =>
@@ -159,7 +164,7 @@ describe.each(WAREHOUSE_KINDS)("watches evaluated by the load on %s", (kind) => 
         expect(alerts.every((a) => a.loadId === second)).toBe(true);
 
         // The same answers again: nothing moved, nothing alerts.
-        const third = await load("run-3", SECOND, "2026-11-15T06:00:00.000Z");
+        const third = await load("run-3", SECOND, WEEK_3);
         expect(await listAlerts(w.db, { loadId: third })).toEqual([]);
       },
     );
